@@ -1,0 +1,47 @@
+// ChipSpec: one device's capacity, bandwidth, dense peak rates, power and price, each with a source.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rooftop {
+
+struct ChipSpec {
+  std::string id;                       // e.g. "h100-sxm"
+  std::string name;                     // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;
+  std::string kind;                     // "gpu", "accelerator", "cpu", "soc"
+  double memory_bytes = 0;              // device memory capacity, decimal bytes
+  double memory_bandwidth_bytes_per_s = 0;
+  // Dense (never 2:4 sparse) peak FLOP/s by compute format name: "fp32", "tf32", "fp16", "bf16",
+  // "fp8", "int8", "fp4". Absent format = the chip has no such rate.
+  std::map<std::string, double> peak_flops;
+  std::optional<double> tdp_watts;
+  std::optional<double> usd_per_hour;
+  std::string usd_per_hour_date;        // e.g. "2026-01"
+  std::string usd_per_hour_source;
+  std::optional<double> scaleup_bandwidth_bytes_per_s;  // per device, the vendor's bidirectional aggregate (NVLink 900 GB/s); the analyzer halves it
+  std::optional<int64_t> scaleup_domain_size;           // devices in one scale-up domain
+  std::optional<double> scaleout_bandwidth_bytes_per_s; // per device NIC (InfiniBand/Ethernet)
+  std::optional<double> l2_bytes;
+  std::optional<double> sram_bytes;     // on-chip SRAM (shared memory/L1 total, or SRAM of an ASIC)
+  std::optional<int64_t> compute_units; // SMs, CUs, cores
+  std::vector<std::string> sources;     // datasheets and vendor pages
+  std::vector<std::string> notes;       // "illustrative" remarks, caveats
+  // Where each figure came from: key -> "datasheet", "measured 2026-11-29", "derived", "assumed".
+  std::map<std::string, std::string> provenance;
+  // Measured efficiencies from calibration (fraction of the figures above actually reached by kernels).
+  std::map<std::string, double> measured;  // e.g. "gemv_q4_1_bytes_per_s", "gemm_fp32_flops"
+  std::string file;                     // the YAML file this card came from ("" = built in / detected)
+
+  // Peak for a compute format, or nullopt when the chip has none.
+  std::optional<double> peak(const std::string& format) const {
+    auto it = peak_flops.find(format);
+    if (it == peak_flops.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+}  // namespace rooftop

@@ -1,0 +1,97 @@
+// cli::run: builds the CLI11 app from the registrars, parses, runs the action and maps errors to exit codes.
+#include "analyzer/cli/cli.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "analyzer/errors.h"
+
+namespace rooftop::cli {
+
+void add_output_options(CLI::App& cmd, OutputOptions& o, const std::vector<std::string>& formats) {
+  cmd.add_option("--format", o.format, "output format")->check(CLI::IsMember(formats))->capture_default_str();
+  cmd.add_option("-o,--output", o.output, "write to FILE (atomically) instead of stdout");
+  cmd.add_flag("--explain", o.explain, "print the formulas, inputs and intermediate numbers");
+}
+
+void emit(Context& ctx, const OutputOptions& o, const std::string& text) {
+  if (o.output.empty() || o.output == "-") {
+    ctx.out << text;
+    ctx.out.flush();
+    return;
+  }
+  namespace fs = std::filesystem;
+  fs::path target(o.output);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir)) throw InputError("cannot write '" + o.output + "': folder '" + dir.string() + "' does not exist");
+  fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw InputError("cannot write '" + o.output + "': cannot create a file in '" + dir.string() + "'");
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw InputError("cannot write '" + o.output + "': write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError("cannot write '" + o.output + "': " + ec.message());
+  }
+}
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  Context ctx{out, err, {}, {}, {}};
+  CLI::App app{"rooftop: will a language model fit this hardware, how fast will it run, what will a million "
+               "tokens cost; and proof by measurement.\nExample: rooftop fit --model llama-3.1-70b --hw h200 "
+               "--precision fp8 --context 8192"};
+  app.name("rooftop");
+  app.set_version_flag("--version", std::string("rooftop ") + ROOFTOP_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_option("--hwdb", ctx.hwdb_dirs, "extra folder of chip cards (*.yaml)")->type_size(1)->expected(1);
+  app.add_option("--models", ctx.models_dirs, "extra folder of model cards (*.yaml)")->type_size(1)->expected(1);
+  for (auto reg : registrars()) reg(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    out << std::string("rooftop ") + ROOFTOP_VERSION << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help on a subcommand
+      app.exit(e, out, err);
+      return kExitOk;
+    }
+    std::string msg = e.what();
+    err << "rooftop: " << msg << " (see rooftop --help)\n";
+    return kExitBadInput;
+  }
+  try {
+    if (!ctx.action) {
+      err << "rooftop: no command given (see rooftop --help)\n";
+      return kExitBadInput;
+    }
+    return ctx.action();
+  } catch (const InputError& e) {
+    err << "rooftop: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "rooftop: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,44 @@
+// The CLI's shared pieces: command registration, common options, output writing, exit codes.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace rooftop::cli {
+
+// Exit codes (DESIGN.md): 0 success, 2 bad input, 1 internal failure.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+
+// State shared by every command: the streams, the database folders and the chosen action.
+struct Context {
+  std::ostream& out;
+  std::ostream& err;
+  std::vector<std::string> hwdb_dirs;    // --hwdb DIR (repeatable)
+  std::vector<std::string> models_dirs;  // --models DIR (repeatable)
+  std::function<int()> action;           // set by the subcommand that was parsed
+};
+
+// Output options that most commands share.
+struct OutputOptions {
+  std::string format = "table";  // table|json|md|csv (+ html for report)
+  std::string output;            // -o FILE ("" = stdout)
+  bool explain = false;
+};
+void add_output_options(CLI::App& cmd, OutputOptions& o, const std::vector<std::string>& formats = {"table", "json", "md", "csv"});
+
+// Write `text` to o.output atomically (temp file in the same folder, then rename) or to ctx.out.
+void emit(Context& ctx, const OutputOptions& o, const std::string& text);
+
+// Every command file defines one registrar; commands.cpp lists them.
+using Registrar = void (*)(CLI::App& app, Context& ctx);
+const std::vector<Registrar>& registrars();
+
+// Parse and run: returns the exit code. Errors print one line on ctx.err.
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace rooftop::cli

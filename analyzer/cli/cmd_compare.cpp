@@ -1,0 +1,115 @@
+// rooftop compare: every chip's decode ceiling, fit and $/Mtok for one model (seed 002's "across the field").
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/cli/common.h"
+#include "analyzer/errors.h"
+#include "analyzer/speed.h"
+#include "reports/table.h"
+#include "reports/units.h"
+
+namespace rooftop::cli {
+
+void register_compare(CLI::App& app, Context& ctx) {
+  struct Opts {
+    ModelOptions m;
+    OutputOptions out;
+    int64_t batch = 1, context = 0, prompt = 1024, output = 256;
+    bool simple = false, include_cpu = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("compare", "decode speed, fit and cost of one model on every chip, sorted\n"
+                                            "Example: rooftop compare --model gpt-oss-120b --precision mxfp4");
+  add_model_options(*cmd, o->m, false);
+  cmd->add_option("-b,--batch", o->batch, "decode batch")->capture_default_str();
+  cmd->add_option("-c,--context", o->context, "cached tokens at the decode step (default prompt + output / 2)");
+  cmd->add_option("--prompt-tokens", o->prompt, "prompt length")->capture_default_str();
+  cmd->add_option("--output-tokens", o->output, "output length")->capture_default_str();
+  cmd->add_flag("--simple", o->simple, "the seeds' model: weights only, datasheet figures at 100%");
+  cmd->add_flag("--include-cpu", o->include_cpu, "add this machine's CPU");
+  add_output_options(*cmd, o->out);
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      const ModelSpec model = resolve_model(ctx, o->m.model);
+      const PrecisionPlan plan = resolve_plan(o->m);
+      struct Row {
+        ChipSpec chip;
+        SpeedResult r;
+        std::string error;
+      };
+      std::vector<Row> rows;
+      std::vector<ChipSpec> chips = hw_database(ctx).chips;
+      if (o->include_cpu) chips.push_back(resolve_chip(ctx, "cpu"));
+      for (const auto& chip : chips) {
+        SpeedOptions s;
+        s.batches = {o->batch};
+        s.prompt_tokens = o->prompt;
+        s.output_tokens = o->output;
+        if (o->context > 0) s.context = o->context;
+        s.simple = o->simple;
+        Row row{chip, {}, ""};
+        try {
+          row.r = speed(model, chip, plan, s);
+        } catch (const InputError& e) {
+          row.error = e.what();
+        }
+        rows.push_back(std::move(row));
+      }
+      std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        const double x = a.error.empty() ? a.r.points[0].decode_tokens_per_s : -1;
+        const double y = b.error.empty() ? b.r.points[0].decode_tokens_per_s : -1;
+        return x > y;
+      });
+      if (o->out.format == "json") {
+        nlohmann::json j;
+        j["model"] = model.id;
+        j["precision"] = plan.weights;
+        j["batch"] = o->batch;
+        j["chips"] = nlohmann::json::array();
+        for (const auto& row : rows) {
+          nlohmann::json c{{"hw", row.chip.id}, {"name", row.chip.name}};
+          if (!row.error.empty()) {
+            c["error"] = row.error;
+          } else {
+            const auto& p = row.r.points[0];
+            c["fits"] = p.fits;
+            c["compute_format"] = row.r.compute_format;
+            c["weights_only_tokens_per_s"] = p.weights_only_tokens_per_s;
+            c["decode_tokens_per_s"] = p.decode_tokens_per_s;
+            c["ttft_s"] = p.ttft_s;
+            c["bound"] = p.bound;
+            c["usd_per_mtok_output"] = row.r.has_price ? nlohmann::json(p.usd_per_mtok_output) : nlohmann::json(nullptr);
+            c["joules_per_token"] = row.r.has_power ? nlohmann::json(p.joules_per_token) : nlohmann::json(nullptr);
+          }
+          j["chips"].push_back(c);
+        }
+        emit(ctx, o->out, j.dump(2) + "\n");
+        return kExitOk;
+      }
+      reports::Table t;
+      t.title = "compare: " + model.id + ", weights " + plan.weights + ", batch " + std::to_string(o->batch) +
+                (o->simple ? " (the seeds' model)" : "");
+      t.headers = {"chip", "memory", "bandwidth", "fits", "law ceiling tok/s", "modeled tok/s", "TTFT", "$/Mtok out", "J/token"};
+      for (const auto& row : rows) {
+        if (!row.error.empty()) {
+          t.rows.push_back({row.chip.id, reports::bytes(row.chip.memory_bytes), reports::rate_bytes(row.chip.memory_bandwidth_bytes_per_s),
+                            "n/a", "n/a", "n/a", "n/a", "n/a", row.error});
+          continue;
+        }
+        const auto& p = row.r.points[0];
+        t.rows.push_back({row.chip.id, reports::bytes(row.chip.memory_bytes), reports::rate_bytes(row.chip.memory_bandwidth_bytes_per_s),
+                          p.fits ? "yes" : "NO (won't load)", reports::sig(p.weights_only_tokens_per_s), reports::sig(p.decode_tokens_per_s),
+                          reports::seconds(p.ttft_s), row.r.has_price ? reports::usd(p.usd_per_mtok_output) : "n/a",
+                          row.r.has_power ? reports::sig(p.joules_per_token) : "n/a"});
+      }
+      t.footnotes.push_back("law ceiling = bandwidth / weight bytes read per token (seed 002); modeled adds KV reads, efficiency and compute");
+      t.footnotes.push_back("chips marked NO cannot hold the weights, KV and overhead: their speeds are what they would reach if it fit");
+      t.footnotes.push_back("prices are the cards' illustrative rental rates; see rooftop hw show ID for sources");
+      emit(ctx, o->out, reports::render({t}, o->out.format));
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace rooftop::cli

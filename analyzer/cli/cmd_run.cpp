@@ -1,0 +1,161 @@
+// rooftop run: generate text with the engine on a GGUF model, streaming it, then print the measured timeline.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <thread>
+
+#include "analyzer/cli/cli.h"
+#include "analyzer/errors.h"
+#include "engine/forward.h"
+#include "engine/generate.h"
+#include "engine/model_path.h"
+#include "engine/run_record.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace rooftop::cli {
+namespace {
+
+nlohmann::json top_json(const engine::Tokenizer& tok, const std::vector<engine::TokenProb>& top) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& t : top) a.push_back({{"id", t.id}, {"piece", tok.piece(t.id)}, {"prob", t.prob}, {"logit", t.logit}});
+  return a;
+}
+
+nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok) {
+  nlohmann::json j;
+  j["model"] = r.model_path;
+  j["threads"] = r.threads;
+  j["prompt_tokens"] = r.prompt_tokens;
+  j["generated_tokens"] = r.generated_tokens;
+  j["text"] = r.text;
+  j["prefill_s"] = r.prefill_s;
+  j["prefill_s_per_token"] = r.prompt_tokens ? r.prefill_s / double(r.prompt_tokens) : 0.0;
+  j["prefill_tokens_per_s"] = r.prefill_s > 0 ? double(r.prompt_tokens) / r.prefill_s : 0.0;
+  j["ttft_s"] = r.ttft_s;
+  j["tpot_s"] = r.tpot_s;
+  j["decode_tokens_per_s"] = r.decode_tokens_per_s;
+  j["kv_bytes_per_token"] = r.kv_bytes_per_token;
+  j["kv_bytes_after_prefill"] = r.kv_bytes_after_prefill;
+  j["weights_bytes_per_step"] = r.weights_bytes_per_step;
+  j["stop_reason"] = r.stop_reason;
+  j["steps"] = nlohmann::json::array();
+  for (const auto& s : r.steps) {
+    nlohmann::json st = {{"s", s.s}, {"kv_bytes", s.kv_bytes}, {"id", s.token}, {"piece", s.piece}};
+    if (!s.top.empty()) st["top"] = top_json(tok, s.top);
+    j["steps"].push_back(st);
+  }
+  if (!r.first_top.empty()) j["first_top"] = top_json(tok, r.first_top);
+  if (r.predicted)
+    j["predicted"] = {{"ttft_s", r.predicted->ttft_s}, {"tpot_s", r.predicted->tpot_s},
+                      {"decode_tokens_per_s", r.predicted->decode_tokens_per_s}};
+  return j;
+}
+
+std::string show(const std::string& piece) {
+  std::string s;
+  for (char c : piece) s += c == ' ' ? std::string("\u2423") : c == '\n' ? std::string("\\n") : std::string(1, c);
+  return s;
+}
+
+std::string top_line(const engine::Tokenizer& tok, const std::vector<engine::TokenProb>& top) {
+  std::string s;
+  for (const auto& t : top) s += fmt::format("  '{}' {:.3f}", show(tok.piece(t.id)), t.prob);
+  return s;
+}
+
+std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) {
+  std::string s = "\n";
+  s += fmt::format("model                 {}\n", r.model_path);
+  s += fmt::format("threads               {}\n", r.threads);
+  s += fmt::format("prompt tokens         {}\n", r.prompt_tokens);
+  s += fmt::format("prefill               {:.2f} ms ({:.3f} ms/token, {:.1f} tok/s)\n", r.prefill_s * 1e3,
+                   r.prefill_s * 1e3 / double(r.prompt_tokens), double(r.prompt_tokens) / r.prefill_s);
+  s += fmt::format("TTFT                  {:.2f} ms\n", r.ttft_s * 1e3);
+  s += fmt::format("KV after prefill      {} bytes ({} per token)\n", r.kv_bytes_after_prefill, r.kv_bytes_per_token);
+  if (!r.first_top.empty()) s += "first token top:" + top_line(tok, r.first_top) + "\n";
+  s += fmt::format("{:>5} {:>10} {:>12}  {}\n", "step", "ms", "kv bytes", "token");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const auto& st = r.steps[i];
+    s += fmt::format("{:>5} {:>10.3f} {:>12}  '{}'{}\n", i + 1, st.s * 1e3, st.kv_bytes,
+                     st.piece.empty() ? std::string("<stop>") : show(st.piece),
+                     st.top.empty() ? std::string() : "   top:" + top_line(tok, st.top));
+  }
+  s += fmt::format("generated tokens      {} (stop: {})\n", r.generated_tokens, r.stop_reason);
+  if (r.steps.empty()) {
+    s += "TPOT                  n/a (no decode step)\n";
+  } else {
+    s += fmt::format("TPOT                  {:.3f} ms ({:.1f} tok/s)\n", r.tpot_s * 1e3, r.decode_tokens_per_s);
+    s += fmt::format("weights per step      {} bytes ({:.1f} GB/s achieved)\n", r.weights_bytes_per_step,
+                     double(r.weights_bytes_per_step) / r.tpot_s / 1e9);
+  }
+  if (r.predicted)
+    s += fmt::format("predicted             TTFT {:.2f} ms, TPOT {:.3f} ms, {:.1f} tok/s\n", r.predicted->ttft_s * 1e3,
+                     r.predicted->tpot_s * 1e3, r.predicted->decode_tokens_per_s);
+  return s;
+}
+
+}  // namespace
+
+void register_run(CLI::App& app, Context& ctx) {
+  struct Opts {
+    std::string gguf, prompt;
+    int64_t n = 64, show_logits = 0, context = 0;
+    int threads = 0;
+    bool chat = false, ignore_eos = false;
+    engine::SamplerConfig s;
+    OutputOptions out;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("run", "generate text with the project's own engine and kernels, and time it\n"
+                                        "Example: rooftop run --chat --prompt \"What is the capital of France?\" -n 32");
+  cmd->add_option("--gguf", o->gguf, "model file (default: the SmolLM2-135M file fetched by scripts/setup.sh)");
+  cmd->add_option("-p,--prompt", o->prompt, "the prompt text")->required();
+  cmd->add_option("-n", o->n, "tokens to generate")->capture_default_str();
+  cmd->add_flag("--chat", o->chat, "wrap the prompt in the model's chat template (system + user turn)");
+  cmd->add_option("--temperature", o->s.temperature, "0 = greedy")->capture_default_str();
+  cmd->add_option("--top-k", o->s.top_k, "keep the k likeliest tokens (0 = all)")->capture_default_str();
+  cmd->add_option("--top-p", o->s.top_p, "keep the smallest set reaching probability p")->capture_default_str();
+  cmd->add_option("--seed", o->s.seed, "random seed for sampling")->capture_default_str();
+  cmd->add_option("--show-logits", o->show_logits, "print the N likeliest next tokens at each step")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--context", o->context, "KV cache capacity in tokens (0 = prompt + n)");
+  cmd->add_flag("--ignore-eos", o->ignore_eos, "keep generating past the stop token (for timing)");
+  add_output_options(*cmd, o->out, {"table", "json"});
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      if (o->threads < 0) throw InputError("--threads " + std::to_string(o->threads) + " is invalid; expected >= 0");
+      if (o->show_logits < 0) throw InputError("--show-logits must be >= 0");
+      std::string path = o->gguf.empty() ? engine::require_default_model() : o->gguf;
+      engine::LlamaModel model = engine::load_llama(path);
+      auto tok = engine::Tokenizer::from_gguf(model.file);
+      std::string text = o->chat ? engine::Tokenizer::chat_prompt(o->prompt) : o->prompt;
+      auto ids = tok.encode(text, o->chat);
+      if (ids.empty()) throw InputError("the prompt is empty: at least one token is needed");
+      int64_t need = int64_t(ids.size()) + o->n;
+      if (need > model.cfg.context)
+        throw InputError(fmt::format("prompt ({} tokens) + -n {} = {} tokens exceeds the model's context of {}",
+                                     ids.size(), o->n, need, model.cfg.context));
+      int64_t capacity = o->context > 0 ? o->context : need;
+      kernels::ThreadPool pool(o->threads);
+      engine::Forward fwd(model, capacity, pool);
+      engine::GenerateOptions g;
+      g.max_tokens = o->n;
+      g.sampler = o->s;
+      g.show_logits = o->show_logits;
+      g.stop_at_eos = !o->ignore_eos;
+      const bool stream = o->out.format == "table" && (o->out.output.empty() || o->out.output == "-");
+      engine::RunRecord r = engine::generate(fwd, tok, ids, g, [&](const std::string& piece) {
+        if (stream) ctx.out << piece << std::flush;
+      });
+      r.model_path = path;
+      r.threads = pool.size();
+      if (o->out.format == "json")
+        emit(ctx, o->out, run_json(r, tok).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      else
+        emit(ctx, o->out, (stream ? std::string("\n") : r.text + "\n") + run_table(r, tok));
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,96 @@
+// Resolution of the shared options: database loading (once per process), model, chip and precision plan.
+#include "analyzer/cli/common.h"
+
+#include <memory>
+
+#include "analyzer/errors.h"
+#include "analyzer/formats.h"
+#include "analyzer/params.h"
+
+namespace rooftop::cli {
+
+void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw) {
+  cmd.add_option("-m,--model", o.model, "model id, config.json or .gguf (see rooftop model list)")->required();
+  if (with_hw) cmd.add_option("--hw", o.hw, "chip id (see rooftop hw list); cpu or local = this machine")->capture_default_str();
+  cmd.add_option("-p,--precision", o.precision, "weight format (fp32, bf16, fp8, int4, q4_k_m, mxfp4 ...)")->capture_default_str();
+  cmd.add_option("--kv-precision", o.kv_precision, "KV cache format (bf16, fp16, fp8, fp32 ...)")->capture_default_str();
+  cmd.add_option("--class-precision", o.class_precision,
+                 "format of one class of weights, CLASS=FMT (classes: embeddings, attention, dense_ffn, experts, "
+                 "shared_experts, router, lm_head); repeatable");
+}
+
+const hwdb::Database& hw_database(const Context& ctx) {
+  static std::unique_ptr<hwdb::Database> db;
+  static std::vector<std::string> dirs;
+  if (!db || dirs != ctx.hwdb_dirs) {
+    db = std::make_unique<hwdb::Database>(hwdb::load(ctx.hwdb_dirs));
+    dirs = ctx.hwdb_dirs;
+  }
+  return *db;
+}
+
+const models::Database& model_database(const Context& ctx) {
+  static std::unique_ptr<models::Database> db;
+  static std::vector<std::string> dirs;
+  if (!db || dirs != ctx.models_dirs) {
+    db = std::make_unique<models::Database>(models::load(ctx.models_dirs));
+    dirs = ctx.models_dirs;
+  }
+  return *db;
+}
+
+ModelSpec resolve_model(const Context& ctx, const std::string& id_or_path) {
+  ModelSpec m = models::resolve(model_database(ctx), id_or_path);
+  validate_model(m);
+  return m;
+}
+
+ChipSpec resolve_chip(const Context& ctx, const std::string& id) { return hw_database(ctx).get(id); }
+
+PrecisionPlan resolve_plan(const ModelOptions& o) {
+  PrecisionPlan p;
+  p.weights = find_format(o.precision).name;
+  p.kv = find_format(o.kv_precision).name;
+  for (const auto& spec : o.class_precision) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos) throw InputError("--class-precision '" + spec + "' must look like CLASS=FMT, e.g. experts=mxfp4");
+    std::string cls = spec.substr(0, eq), fmt = spec.substr(eq + 1);
+    bool found = false;
+    std::vector<std::string> names;
+    for (int c = 0; c < kParamClassCount; ++c) {
+      names.push_back(param_class_name(static_cast<ParamClass>(c)));
+      if (cls == names.back()) {
+        p.per_class[static_cast<ParamClass>(c)] = find_format(fmt).name;
+        found = true;
+      }
+    }
+    if (!found) throw InputError(unknown_id_message("weight class", cls, names));
+  }
+  return p;
+}
+
+std::vector<int64_t> parse_list(const std::string& name, const std::string& text, int64_t max) {
+  std::vector<int64_t> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw InputError("--" + name + " '" + text + "': expected a positive integer or a comma-separated list like 1,8,64");
+    if (v < 1 || v > max)
+      throw InputError("--" + name + " " + item + " is out of range; expected 1 to " + std::to_string(max));
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,33 @@
+// Options shared by the analyzer commands (--model, --hw, --precision ...) and how they are resolved.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analyzer/chip_spec.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/memory.h"
+#include "analyzer/model_spec.h"
+#include "hwdb/hwdb.h"
+#include "models/models.h"
+
+namespace rooftop::cli {
+
+struct ModelOptions {
+  std::string model;
+  std::string hw = "h100-sxm";
+  std::string precision = "bf16";
+  std::string kv_precision = "bf16";
+  std::vector<std::string> class_precision;  // CLASS=FMT, e.g. experts=mxfp4
+};
+void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw = true);
+
+const hwdb::Database& hw_database(const Context& ctx);
+const models::Database& model_database(const Context& ctx);
+ModelSpec resolve_model(const Context& ctx, const std::string& id_or_path);
+ChipSpec resolve_chip(const Context& ctx, const std::string& id);
+PrecisionPlan resolve_plan(const ModelOptions& o);
+
+// Parse "1,8,64" into positive integers (InputError on anything else).
+std::vector<int64_t> parse_list(const std::string& name, const std::string& text, int64_t max);
+
+}  // namespace rooftop::cli

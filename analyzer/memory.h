@@ -1,0 +1,95 @@
+// Memory: weight bytes per class, KV cache bytes, activations and overhead; `fit` against a chip.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/chip_spec.h"
+#include "analyzer/formats.h"
+#include "analyzer/model_spec.h"
+#include "analyzer/params.h"
+
+namespace rooftop {
+
+// Which format each class of weights is stored in, and the KV cache's format.
+struct PrecisionPlan {
+  std::string weights = "bf16";                    // default for every class
+  std::map<ParamClass, std::string> per_class;     // overrides, e.g. experts -> mxfp4
+  std::string kv = "bf16";
+  const NumberFormat& format_of(ParamClass c) const;
+  const NumberFormat& kv_format() const { return find_format(kv); }
+};
+
+struct WeightBytes {
+  std::array<double, kParamClassCount> by_class{};
+  double total = 0;
+  double of(ParamClass c) const { return by_class[static_cast<int>(c)]; }
+};
+// Exact bytes of every tensor in its class's format (blocks rounded up per row).
+WeightBytes weight_bytes(const ModelSpec& m, const PrecisionPlan& p);
+
+// KV bytes one token adds to the cache over all layers, with every layer's full attention:
+// 2 x layers x kv_heads x head_dim x bytes (MLA: layers x (kv_lora_rank + rope dims) x bytes).
+double kv_bytes_per_token(const ModelSpec& m, const NumberFormat& kv);
+// KV bytes for `batch` sequences of `context` tokens; sliding-window layers hold at most the window.
+double kv_bytes(const ModelSpec& m, const NumberFormat& kv, int64_t context, int64_t batch);
+// Memory-side KV dims for one layer of one token (elements): 2 x kv_heads x head_dim, or MLA latent.
+double kv_elements_per_token_layer(const ModelSpec& m);
+// Activation bytes live at once: `tokens` in flight through one layer, plus the batch's fp32 logits.
+double activation_bytes(const ModelSpec& m, int64_t tokens_in_flight, int64_t batch, double bytes_per_value);
+
+struct FitOptions {
+  int64_t context = 4096;      // tokens per sequence (prompt + output)
+  int64_t batch = 1;           // concurrent sequences
+  int64_t tp = 1;              // tensor parallel degree
+  int64_t pp = 1;              // pipeline stages
+  int64_t prefill_chunk = 512; // tokens in flight during chunked prefill (activation sizing)
+  std::optional<double> usable_fraction;   // of memory_bytes; default 0.95 (1.0 with simple)
+  std::optional<double> overhead_bytes;    // runtime overhead; default 1 GB on GPUs, 0.3 GB on CPUs
+  std::optional<double> activation_bytes;  // override the activation estimate
+  bool simple = false;         // the seeds' budget: weights + KV only, full memory usable
+};
+
+struct FitResult {
+  // Inputs echoed.
+  std::string model, hw, precision, kv_precision;
+  int64_t context = 0, batch = 0, tp = 1, pp = 1, devices = 1;
+  // Whole model.
+  double params_total = 0, params_active = 0;
+  WeightBytes weights;
+  double kv_bytes_per_token = 0;     // all layers, at kv_precision
+  double kv_bytes = 0;               // context x batch (windows applied)
+  double activation_bytes = 0;
+  double overhead_bytes = 0;
+  // Per device (equal to the whole when tp = pp = 1).
+  double weights_bytes_per_device = 0, kv_bytes_per_device = 0, total_bytes = 0;  // total = per device
+  double memory_bytes = 0;           // chip's memory
+  double usable_fraction = 1;
+  double capacity_bytes = 0;         // memory x usable fraction
+  bool fits = false;
+  double headroom_bytes = 0;         // capacity - total (negative when over)
+  int64_t max_batch = 0;             // at this context (0: not even one sequence)
+  int64_t max_context = 0;           // at this batch, capped by the model's trained maximum
+  std::string max_context_limited_by;// "memory" or "model"
+  double kv_equals_weights_at_tokens = 0;  // one sequence's KV passes the weights here
+  std::vector<std::string> assumptions;    // stated defaults, one per line
+  std::vector<std::string> notes;          // warnings (context beyond the model's maximum ...)
+};
+
+FitResult fit(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const FitOptions& o);
+
+// The seeds' budget arithmetic on its own (tested against seed 002's RTX 5060 Ti example).
+struct SimpleBudget {
+  double weights_bytes, kv_bytes, total_bytes, capacity_bytes, headroom_bytes;
+  bool fits;
+};
+SimpleBudget simple_budget(double params, double bytes_per_param, double kv_bytes_per_token, int64_t tokens,
+                           int64_t batch, double capacity_bytes);
+
+// Bounds shared by every command (batch, context, tp, pp): InputError when outside.
+void check_positive(const char* name, int64_t value, int64_t max);
+
+}  // namespace rooftop

@@ -1,0 +1,123 @@
+// tensor_groups / count_params: the weight inventory of a transformer, derived from its architecture.
+#include "analyzer/params.h"
+
+#include "analyzer/errors.h"
+
+namespace rooftop {
+
+const char* param_class_name(ParamClass c) {
+  switch (c) {
+    case ParamClass::embeddings: return "embeddings";
+    case ParamClass::attention: return "attention";
+    case ParamClass::dense_ffn: return "dense_ffn";
+    case ParamClass::experts: return "experts";
+    case ParamClass::shared_experts: return "shared_experts";
+    case ParamClass::router: return "router";
+    case ParamClass::norms: return "norms";
+    case ParamClass::lm_head: return "lm_head";
+  }
+  return "?";
+}
+
+void validate_model(const ModelSpec& m) {
+  auto bad = [&](const std::string& what) { throw InputError("model '" + m.id + "': " + what); };
+  if (m.vocab <= 0) bad("vocab must be > 0");
+  if (m.hidden <= 0) bad("hidden must be > 0");
+  if (m.layers <= 0) bad("layers must be > 0");
+  if (m.heads <= 0) bad("heads must be > 0");
+  if (!m.mla) {
+    if (m.kv_heads <= 0) bad("kv_heads must be > 0");
+    if (m.heads % m.kv_heads != 0) bad("heads (" + std::to_string(m.heads) + ") must be a multiple of kv_heads (" + std::to_string(m.kv_heads) + ")");
+    if (m.head_dim <= 0) bad("head_dim must be > 0");
+  }
+  if (m.moe) {
+    const auto& e = *m.moe;
+    if (e.experts <= 0 || e.active_experts <= 0 || e.active_experts > e.experts)
+      bad("moe needs 0 < active_experts <= experts");
+    if (e.expert_ffn <= 0) bad("moe.expert_ffn must be > 0");
+    if (e.dense_layers < 0 || e.dense_layers > m.layers) bad("moe.dense_layers must be in [0, layers]");
+    if (e.dense_layers > 0 && m.ffn <= 0) bad("dense layers need ffn > 0");
+  } else if (m.ffn <= 0) {
+    bad("ffn must be > 0");
+  }
+  if (m.sliding_window < 0 || m.sliding_window_layers < 0 || m.sliding_window_layers > m.layers)
+    bad("sliding_window_layers must be in [0, layers]");
+}
+
+std::vector<TensorGroup> tensor_groups(const ModelSpec& m) {
+  validate_model(m);
+  std::vector<TensorGroup> g;
+  const int64_t L = m.layers, d = m.hidden;
+  auto add = [&](std::string name, ParamClass c, int64_t rows, int64_t cols, int64_t count) {
+    if (rows > 0 && cols > 0 && count > 0) g.push_back({std::move(name), c, rows, cols, count});
+  };
+  add("token_embd", ParamClass::embeddings, m.vocab, d, 1);
+  if (!m.tied_embeddings) add("output", ParamClass::lm_head, m.vocab, d, 1);
+  add("output_norm", ParamClass::norms, 1, d * (m.layernorm_bias ? 2 : 1), 1);
+  add("blk.*.norms", ParamClass::norms, 1, d * (m.layernorm_bias ? 2 : 1), L * m.norms_per_layer);
+
+  // Attention. Q and K have head_dim per head; V and the output use v_head_dim (MLA) or head_dim.
+  if (m.mla) {
+    const auto& a = *m.mla;
+    const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      add("blk.*.attn_q_a", ParamClass::attention, a.q_lora_rank, d, L);
+      add("blk.*.attn_q_a_norm", ParamClass::norms, 1, a.q_lora_rank, L);
+      add("blk.*.attn_q_b", ParamClass::attention, m.heads * qk, a.q_lora_rank, L);
+    } else {
+      add("blk.*.attn_q", ParamClass::attention, m.heads * qk, d, L);
+    }
+    add("blk.*.attn_kv_a_mqa", ParamClass::attention, a.kv_lora_rank + a.qk_rope_head_dim, d, L);
+    add("blk.*.attn_kv_a_norm", ParamClass::norms, 1, a.kv_lora_rank, L);
+    add("blk.*.attn_kv_b", ParamClass::attention, m.heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, L);
+    add("blk.*.attn_output", ParamClass::attention, d, m.heads * a.v_head_dim, L);
+  } else {
+    const int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+    add("blk.*.attn_q", ParamClass::attention, q, d, L);
+    add("blk.*.attn_k", ParamClass::attention, kv, d, L);
+    add("blk.*.attn_v", ParamClass::attention, kv, d, L);
+    add("blk.*.attn_output", ParamClass::attention, d, q, L);
+    if (m.attention_bias) add("blk.*.attn_qkv_bias", ParamClass::attention, 1, q + 2 * kv, L);
+    if (m.attention_out_bias) add("blk.*.attn_output_bias", ParamClass::attention, 1, d, L);
+    if (m.qk_norm) add("blk.*.attn_qk_norm", ParamClass::norms, 1, 2 * m.head_dim, L);
+  }
+  if (m.attention_sinks) add("blk.*.attn_sinks", ParamClass::attention, 1, m.heads, L);
+
+  // Feed-forward: dense layers, then MoE layers (router, routed experts, shared experts).
+  const int64_t mats = m.ffn_kind == FfnKind::swiglu ? 3 : 2;
+  const int64_t dense_layers = m.moe ? m.moe->dense_layers : L;
+  auto ffn = [&](const std::string& prefix, ParamClass c, int64_t f, int64_t count) {
+    add(prefix + "_up", c, f, d, count);
+    if (mats == 3) add(prefix + "_gate", c, f, d, count);
+    add(prefix + "_down", c, d, f, count);
+    if (m.ffn_bias) add(prefix + "_bias", c, 1, f * (mats - 1) + d, count);
+  };
+  ffn("blk.*.ffn", ParamClass::dense_ffn, m.ffn, dense_layers);
+  if (m.moe) {
+    const auto& e = *m.moe;
+    const int64_t moe_layers = L - e.dense_layers;
+    add("blk.*.ffn_gate_inp", ParamClass::router, e.experts, d, moe_layers);
+    if (e.router_bias) add("blk.*.ffn_gate_inp_bias", ParamClass::router, 1, e.experts, moe_layers);
+    ffn("blk.*.ffn_exps", ParamClass::experts, e.expert_ffn, moe_layers * e.experts);
+    if (e.shared_experts > 0)
+      ffn("blk.*.ffn_shexp", ParamClass::shared_experts, e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.expert_ffn,
+          moe_layers * e.shared_experts);
+  }
+  return g;
+}
+
+ParamCounts count_params(const ModelSpec& m) {
+  ParamCounts p;
+  for (const auto& t : tensor_groups(m)) p.by_class[static_cast<int>(t.cls)] += t.params();
+  for (double v : p.by_class) p.total += v;
+  p.active = p.total;
+  if (m.moe) {
+    const double routed = p.of(ParamClass::experts);
+    p.routed_per_expert = routed / static_cast<double>(m.moe->experts);
+    p.active = p.total - routed + p.routed_per_expert * static_cast<double>(m.moe->active_experts);
+  }
+  p.active_matmul = p.active - (m.tied_embeddings ? 0.0 : p.of(ParamClass::embeddings));
+  return p;
+}
+
+}  // namespace rooftop

@@ -1,0 +1,52 @@
+// roofline: where prefill and decode passes sit against a chip's compute and memory roofs.
+#include "analyzer/roofline.h"
+
+#include <algorithm>
+
+#include "analyzer/errors.h"
+#include "analyzer/speed.h"
+#include "analyzer/work.h"
+
+namespace rooftop {
+
+double attainable_flops(double intensity, double peak, double bandwidth) { return std::min(peak, intensity * bandwidth); }
+
+RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RooflineOptions& o) {
+  check_positive("prompt-tokens", o.prompt_tokens, 100'000'000);
+  check_positive("context", o.context, 100'000'000);
+  for (auto b : o.decode_batches) check_positive("batch", b, 10'000'000);
+  if (chip.memory_bandwidth_bytes_per_s <= 0) throw InputError("chip '" + chip.id + "' has no memory bandwidth figure");
+  RooflineResult r;
+  r.model = m.id;
+  r.hw = chip.id;
+  r.precision = p.weights;
+  r.compute_format = o.compute_format.empty() ? compute_format_for(chip, p.format_of(ParamClass::attention))
+                                              : find_format(o.compute_format).name;
+  auto peak = chip.peak(r.compute_format);
+  if (!peak) throw InputError("chip '" + chip.id + "' has no " + r.compute_format + " peak rate");
+  r.peak_flops = *peak;
+  r.memory_bandwidth_bytes_per_s = chip.memory_bandwidth_bytes_per_s;
+  r.ridge_flops_per_byte = r.peak_flops / r.memory_bandwidth_bytes_per_s;
+  const double act = chip.kind == "cpu" ? 4.0 : 2.0;
+  auto add = [&](std::string name, std::string phase, int64_t batch, const PassShape& s) {
+    const PassWork w = o.simple ? pass_work_simple(m, p, s) : pass_work(m, p, s, act);
+    RooflinePoint pt;
+    pt.name = std::move(name);
+    pt.phase = std::move(phase);
+    pt.batch = batch;
+    pt.flops = w.flops;
+    pt.bytes = w.bytes();
+    pt.arithmetic_intensity = w.intensity();
+    pt.attainable_flops = attainable_flops(pt.arithmetic_intensity, r.peak_flops, r.memory_bandwidth_bytes_per_s);
+    pt.bound = pt.arithmetic_intensity >= r.ridge_flops_per_byte ? "compute" : "memory";
+    r.points.push_back(pt);
+  };
+  add("prefill " + std::to_string(o.prompt_tokens), "prefill", 1, PassShape{1, o.prompt_tokens, 0, false});
+  for (auto b : o.decode_batches) add("decode x" + std::to_string(b), "decode", b, PassShape{b, 1, o.context - 1, false});
+  r.assumptions.push_back(o.simple ? "simple: weights only, FLOPs = 2 x active parameters per token (the seeds' points)"
+                                   : "decode at context " + std::to_string(o.context) + ": bytes include the KV cache read and written");
+  r.assumptions.push_back("compute roof: dense " + r.compute_format + " peak; memory roof: datasheet bandwidth");
+  return r;
+}
+
+}  // namespace rooftop

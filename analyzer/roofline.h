@@ -1,0 +1,41 @@
+// Roofline: attainable = min(peak, intensity x bandwidth); ridge = peak / bandwidth (seed 002).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/chip_spec.h"
+#include "analyzer/memory.h"
+
+namespace rooftop {
+
+struct RooflinePoint {
+  std::string name;             // "prefill 1024", "decode x32"
+  std::string phase;            // "prefill" or "decode"
+  int64_t batch = 1;
+  double flops = 0, bytes = 0;
+  double arithmetic_intensity = 0;  // FLOPs per byte
+  double attainable_flops = 0;      // FLOP/s
+  std::string bound;                // "memory" or "compute"
+};
+
+struct RooflineResult {
+  std::string model, hw, precision, compute_format;
+  double peak_flops = 0, memory_bandwidth_bytes_per_s = 0, ridge_flops_per_byte = 0;
+  std::vector<RooflinePoint> points;
+  std::vector<std::string> assumptions;
+};
+
+double attainable_flops(double intensity, double peak, double bandwidth);
+
+struct RooflineOptions {
+  std::vector<int64_t> decode_batches = {1, 8, 32, 256, 1024};
+  int64_t prompt_tokens = 1024;
+  int64_t context = 1024;
+  bool simple = false;          // the seeds' points: weights only
+  std::string compute_format;   // "" = the weight format's natural compute format on this chip
+};
+
+RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RooflineOptions& o);
+
+}  // namespace rooftop

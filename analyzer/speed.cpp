@@ -1,0 +1,333 @@
+// speed: each operation of a pass takes max(FLOPs / attained FLOP/s, bytes / attained bandwidth);
+// a pass is the sum of its operations plus interconnect time and fixed per-layer costs.
+#include "analyzer/speed.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analyzer/errors.h"
+
+namespace rooftop {
+
+double spec_tokens_per_pass(int64_t k, double a) {
+  if (k < 0) throw InputError("--draft-len must be >= 0");
+  if (!(a >= 0 && a <= 1)) throw InputError("--acceptance must be in [0, 1]");
+  if (a == 1.0) return static_cast<double>(k + 1);  // the limit of the geometric sum
+  return (1.0 - std::pow(a, static_cast<double>(k + 1))) / (1.0 - a);
+}
+
+double spec_speedup(int64_t k, double a, double c) {
+  if (c < 0) throw InputError("--draft-cost must be >= 0");
+  return spec_tokens_per_pass(k, a) / (1.0 + static_cast<double>(k) * c);
+}
+
+std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights) {
+  for (const auto& c : weights.compute)
+    if (chip.peak(c)) return c;
+  std::string have;
+  for (const auto& [k, v] : chip.peak_flops) have += (have.empty() ? "" : ", ") + k;
+  throw InputError("chip '" + chip.id + "' has no peak rate for " + weights.name + " compute (tried " +
+                   [&] { std::string s; for (auto& c : weights.compute) s += (s.empty() ? "" : "/") + c; return s; }() +
+                   "); it has: " + (have.empty() ? "none" : have));
+}
+
+double ring_allreduce_s(double bytes, int64_t n, double link, double latency) {
+  if (n <= 1) return 0;
+  return 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes / link + latency;
+}
+
+namespace {
+
+struct Rates {
+  double bw = 0;       // attained bytes/s for weights and activations
+  double flops = 0;    // attained FLOP/s
+  const ChipSpec* chip = nullptr;
+  bool use_measured = false;
+  double per_layer_s = 0, per_step_s = 0;
+};
+
+// Attained rate for an op: calibrated kernel rates where the chip has them (decode GEMV bytes/s,
+// prefill GEMM FLOP/s per format), else the efficiency-scaled datasheet figures.
+double op_time(const OpCost& op, const Rates& r, bool decode, std::string* bound) {
+  double bw = r.bw, fl = r.flops;
+  if (r.use_measured && r.chip) {
+    auto get = [&](const std::string& k) -> double {
+      auto it = r.chip->measured.find(k);
+      return it == r.chip->measured.end() ? 0.0 : it->second;
+    };
+    if (op.kind == "matmul" && decode) {
+      if (double v = get("gemv_" + op.weight_format + "_bytes_per_s"); v > 0) bw = v;
+    }
+    if (op.kind == "matmul" && !decode) {
+      if (double v = get("gemm_" + op.weight_format + "_flops_per_s"); v > 0) fl = v;
+    }
+    if (op.kind == "attention") {
+      if (double v = get("attention_" + std::string(op.weight_format == "fp32" ? "f32" : "f16") + "_bytes_per_s"); v > 0) bw = v;
+    }
+  }
+  const double tm = op.bytes() / bw, tc = op.flops / fl;
+  if (bound) *bound = tc > tm ? "compute" : "memory";
+  return std::max(tm, tc);
+}
+
+struct PassTime {
+  double s = 0, memory_s = 0, compute_s = 0;
+  std::string bound;
+  std::vector<double> op_s;
+};
+
+PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double devices_split, double layers, bool simple) {
+  PassTime t;
+  if (simple) {  // the seeds: one roofline for the whole step
+    const double tm = w.bytes() / r.bw, tc = w.flops / r.flops;
+    t.s = std::max(tm, tc);
+    t.bound = tc > tm ? "compute" : "memory";
+    t.op_s.push_back(t.s);
+    return t;
+  }
+  for (const auto& op : w.ops) {
+    std::string b;
+    const double s = op_time(op, r, decode, &b) / devices_split;
+    t.op_s.push_back(s);
+    t.s += s;
+    (b == "compute" ? t.compute_s : t.memory_s) += s;
+  }
+  t.s += r.per_layer_s * layers + r.per_step_s;
+  t.bound = t.compute_s > t.memory_s ? "compute" : "memory";
+  return t;
+}
+
+}  // namespace
+
+SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const SpeedOptions& o) {
+  check_positive("prompt-tokens", o.prompt_tokens, 100'000'000);
+  check_positive("output-tokens", o.output_tokens, 100'000'000);
+  check_positive("tp", o.tp, 4096);
+  check_positive("pp", o.pp, 4096);
+  check_positive("ep", o.ep, 4096);
+  if (o.batches.empty()) throw InputError("--batch needs at least one value");
+  for (auto b : o.batches) check_positive("batch", b, 10'000'000);
+  if (o.context) check_positive("context", *o.context, 100'000'000);
+  if (o.prefill_chunk < 0) throw InputError("--prefill-chunk must be >= 0");
+  if (o.ep > 1 && !m.moe) throw InputError("--ep " + std::to_string(o.ep) + " needs a mixture-of-experts model; " + m.id + " is dense");
+  if (m.moe && o.ep > m.moe->experts) throw InputError("--ep exceeds the model's " + std::to_string(m.moe->experts) + " experts");
+  if (chip.memory_bandwidth_bytes_per_s <= 0) throw InputError("chip '" + chip.id + "' has no memory bandwidth figure");
+
+  SpeedResult r;
+  r.model = m.id;
+  r.hw = chip.id;
+  r.precision = p.weights;
+  r.kv_precision = p.kv_format().name;
+  r.prompt_tokens = o.prompt_tokens;
+  r.output_tokens = o.output_tokens;
+  r.context = o.context.value_or(o.prompt_tokens + o.output_tokens / 2);
+  r.tp = o.tp;
+  r.pp = o.pp;
+  r.ep = o.ep;
+  r.devices = o.tp * o.pp;
+  r.compute_format = o.compute_format ? find_format(*o.compute_format).name : compute_format_for(chip, p.format_of(ParamClass::attention));
+  if (r.compute_format == "fp8_e5m2") r.compute_format = "fp8";
+  auto peak = chip.peak(r.compute_format);
+  if (!peak) throw InputError("chip '" + chip.id + "' has no " + r.compute_format + " peak rate; choose --compute-format from its rates");
+  r.peak_flops = *peak;
+  r.memory_bandwidth_bytes_per_s = chip.memory_bandwidth_bytes_per_s;
+
+  const bool cpu = chip.kind == "cpu";
+  const bool calibrated = !chip.measured.empty();
+  r.bandwidth_efficiency = o.bandwidth_efficiency.value_or(o.simple || calibrated ? 1.0 : (cpu ? 0.6 : 0.8));
+  r.flops_efficiency = o.flops_efficiency.value_or(o.simple ? 1.0 : (calibrated ? 1.0 : (cpu ? 0.5 : 0.7)));
+  for (double e : {r.bandwidth_efficiency, r.flops_efficiency})
+    if (!(e > 0 && e <= 1)) throw InputError("efficiency factors must be in (0, 1]");
+  auto prov = [&](const std::string& k) {
+    auto it = chip.provenance.find(k);
+    return it != chip.provenance.end() ? it->second : std::string(cpu ? "derived" : "datasheet");
+  };
+  r.provenance["memory_bandwidth_bytes_per_s"] = prov("memory_bandwidth_bytes_per_s");
+  r.provenance["peak_flops." + r.compute_format] = prov("peak_flops." + r.compute_format);
+  r.provenance["bandwidth_efficiency"] = o.bandwidth_efficiency ? "given" : (calibrated ? "measured (calibrated kernel rates)" : "assumed");
+  r.provenance["flops_efficiency"] = o.flops_efficiency ? "given" : (calibrated ? "measured (calibrated kernel rates)" : "assumed");
+
+  Rates rates;
+  rates.bw = chip.memory_bandwidth_bytes_per_s * r.bandwidth_efficiency;
+  rates.flops = r.peak_flops * r.flops_efficiency;
+  rates.chip = &chip;
+  rates.use_measured = calibrated && !o.simple;
+  if (rates.use_measured) {
+    auto it = chip.measured.find("overhead_per_layer_s");
+    if (it != chip.measured.end()) rates.per_layer_s = it->second;
+    it = chip.measured.find("overhead_per_step_s");
+    if (it != chip.measured.end()) rates.per_step_s = it->second;
+  }
+
+  // Price and power.
+  if (o.usd_per_hour || chip.usd_per_hour) {
+    r.has_price = true;
+    r.usd_per_hour = o.usd_per_hour.value_or(*chip.usd_per_hour) * static_cast<double>(r.devices);
+    if (!(r.usd_per_hour > 0)) throw InputError("--usd-per-hour must be > 0");
+    r.provenance["usd_per_hour"] = o.usd_per_hour ? "given" : "card (" + chip.usd_per_hour_date + ")";
+  }
+  if (o.watts || chip.tdp_watts) {
+    r.has_power = true;
+    r.watts = o.watts.value_or(*chip.tdp_watts) * static_cast<double>(r.devices);
+    if (!(r.watts > 0)) throw InputError("--watts must be > 0");
+    r.provenance["watts"] = o.watts ? "given" : "card TDP (board power at full load, assumed drawn)";
+  }
+
+  // Interconnect: per-direction link bandwidth (cards store the vendor's bidirectional aggregate).
+  double link = 0;
+  if (r.devices > 1 || o.ep > 1) {
+    if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
+    else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
+    else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp/--pp/--ep need one");
+    if (chip.scaleup_domain_size && o.tp > *chip.scaleup_domain_size)
+      r.assumptions.push_back("tp " + std::to_string(o.tp) + " exceeds the scale-up domain of " +
+                              std::to_string(*chip.scaleup_domain_size) + " devices: modeled at scale-up speed anyway");
+  }
+  const double act_bytes = cpu ? 4.0 : 2.0;
+  // Tensor parallelism divides each pass's time by tp; pipeline stages run one after another for a
+  // given microbatch, so they do not shorten it (they let pp microbatches overlap).
+  const double split = static_cast<double>(o.tp);
+  auto comm = [&](double tokens) {
+    // tp: two all-reduces per layer of the hidden state; pp: one hand-off per stage boundary;
+    // ep: dispatch and combine all-to-all of the routed tokens per MoE layer.
+    double s = 0;
+    const double hidden_bytes = tokens * static_cast<double>(m.hidden) * act_bytes;
+    if (o.tp > 1) s += 2.0 * static_cast<double>(m.layers) / static_cast<double>(o.pp) * ring_allreduce_s(hidden_bytes, o.tp, link, o.allreduce_latency_s);
+    if (o.pp > 1) s += static_cast<double>(o.pp - 1) * (hidden_bytes / link + o.allreduce_latency_s);
+    if (o.ep > 1 && m.moe) {
+      const double moe_layers = static_cast<double>(m.layers - m.moe->dense_layers);
+      const double routed = hidden_bytes * static_cast<double>(m.moe->active_experts) *
+                            static_cast<double>(o.ep - 1) / static_cast<double>(o.ep);
+      s += moe_layers * 2.0 * (routed / link + o.allreduce_latency_s);
+    }
+    return s;
+  };
+
+  auto work = [&](const PassShape& s) { return o.simple ? pass_work_simple(m, p, s) : pass_work(m, p, s, act_bytes); };
+  const double layers = static_cast<double>(m.layers);
+
+  // Prefill of one prompt (chunked if asked): the time to first token.
+  double prefill_s = 0;
+  std::string prefill_bound;
+  {
+    const int64_t chunk = o.prefill_chunk > 0 ? o.prefill_chunk : o.prompt_tokens;
+    double compute_s = 0, memory_s = 0;
+    for (int64_t done = 0; done < o.prompt_tokens; done += chunk) {
+      PassShape s{1, std::min(chunk, o.prompt_tokens - done), done, false};
+      auto t = pass_time(work(s), rates, false, split, layers, o.simple);
+      prefill_s += t.s + comm(static_cast<double>(s.new_tokens));
+      (t.bound == "compute" ? compute_s : memory_s) += t.s;
+    }
+    prefill_bound = compute_s > memory_s ? "compute" : "memory";
+  }
+
+  FitOptions fo;
+  fo.context = r.context;
+  fo.tp = o.tp;
+  fo.pp = o.pp;
+  fo.simple = o.simple;
+  const ParamCounts pc = count_params(m);
+  const double weight_bytes_all = weight_bytes(m, p).total;
+
+  for (int64_t b : o.batches) {
+    SpeedPoint pt;
+    pt.batch = b;
+    // pp with fewer sequences than stages leaves stages idle: microbatches = min(batch, pp).
+    const int64_t micro = std::min<int64_t>(b, o.pp);
+    const int64_t per_micro = (b + micro - 1) / micro;
+    PassShape s{per_micro, 1, r.context - 1, false};
+    const PassWork w = work(s);
+    const auto t = pass_time(w, rates, true, split, layers, o.simple);
+    const double c = comm(static_cast<double>(per_micro));
+    double step_s = t.s + c;  // one decode step of one microbatch through all stages
+    pt.comm_s = c;
+    pt.bound = t.bound;
+    pt.tpot_s = step_s;
+    double tokens_per_step = static_cast<double>(b);
+    // Speculative decoding: one target pass verifies k + 1 tokens per sequence.
+    if (o.draft_len > 0 || o.draft) {
+      SpecResult sr;
+      sr.tokens_per_pass = spec_tokens_per_pass(o.draft_len, o.acceptance);
+      double verify_s = step_s, draft_s = 0;
+      if (!o.simple) {
+        PassShape v{per_micro, o.draft_len + 1, r.context - 1, true};
+        verify_s = pass_time(work(v), rates, true, split, layers, false).s + comm(static_cast<double>(per_micro * (o.draft_len + 1)));
+      }
+      if (o.draft_cost_ratio) {
+        sr.draft_cost_ratio = *o.draft_cost_ratio;
+      } else if (o.draft) {
+        PassShape ds{per_micro, 1, r.context - 1, false};
+        const PassWork dw = o.simple ? pass_work_simple(*o.draft, p, ds) : pass_work(*o.draft, p, ds, act_bytes);
+        draft_s = pass_time(dw, rates, true, 1.0, static_cast<double>(o.draft->layers), o.simple).s;
+        sr.draft_cost_ratio = draft_s / step_s;
+      } else {
+        throw InputError("--draft-len needs --draft MODEL or --draft-cost RATIO");
+      }
+      draft_s = sr.draft_cost_ratio * step_s;
+      const double pass_s = verify_s + static_cast<double>(o.draft_len) * draft_s;
+      sr.speedup = sr.tokens_per_pass * step_s / pass_s;
+      pt.tpot_s = pass_s / sr.tokens_per_pass;
+      r.spec = sr;
+    }
+    // Every sequence advances one token per round; a microbatch crosses the pp stages one after another.
+    pt.decode_tokens_per_s_per_stream = 1.0 / pt.tpot_s;
+    pt.decode_tokens_per_s = tokens_per_step / pt.tpot_s;
+    pt.bytes_per_step = w.bytes();
+    pt.flops_per_step = w.flops;
+    pt.intensity = w.intensity();
+    pt.weight_bytes_per_step = w.weight_bytes;
+    pt.kv_read_bytes_per_step = w.kv_read_bytes;
+    pt.decode_ops = w.ops;
+    pt.decode_op_s = t.op_s;
+    // The bandwidth law on weights alone (seed 002: bandwidth / bytes read per token) and the compute roof.
+    const double wb = m.moe ? weight_bytes_all * pc.active / pc.total : weight_bytes_all;
+    const double devices = static_cast<double>(r.devices);
+    pt.weights_only_tokens_per_s = chip.memory_bandwidth_bytes_per_s * devices / wb * static_cast<double>(b);
+    pt.compute_roof_tokens_per_s = r.peak_flops * devices / (2.0 * pc.active);
+    pt.prefill_s = prefill_s;
+    pt.ttft_s = prefill_s;
+    pt.prefill_bound = prefill_bound;
+    pt.request_s = pt.ttft_s + static_cast<double>(o.output_tokens - 1) * pt.tpot_s;
+    if (r.has_price) {
+      pt.usd_per_mtok_output = r.usd_per_hour / 3600.0 / pt.decode_tokens_per_s * 1e6;
+      // Input tokens: the prefill rate of one prompt (prefill batches of many prompts are compute-bound too).
+      pt.usd_per_mtok_input = r.usd_per_hour / 3600.0 / (static_cast<double>(o.prompt_tokens) / prefill_s) * 1e6;
+    }
+    if (r.has_power) pt.joules_per_token = r.watts / pt.decode_tokens_per_s;
+    fo.batch = b;
+    pt.fits = fit(m, chip, p, fo).fits;
+    r.points.push_back(pt);
+  }
+  // Plateau: the batch where decode reaches the compute roof (seed 002's flattening of $/Mtok).
+  {
+    PassShape one{1, 1, r.context - 1, false};
+    const PassWork w1 = work(one);
+    const double per_token_flops = w1.flops;
+    const double weights = w1.weight_bytes;
+    r.plateau_batch = static_cast<int64_t>(std::ceil(r.peak_flops * r.flops_efficiency / per_token_flops * weights /
+                                                     (chip.memory_bandwidth_bytes_per_s * r.bandwidth_efficiency)));
+  }
+  if (o.simple) {
+    r.assumptions.push_back("simple (the seeds' model): decode reads the weights once per step, FLOPs = 2 x active parameters "
+                            "per token, step time = max(bytes / bandwidth, FLOPs / peak), datasheet figures at 100%");
+  } else {
+    r.assumptions.push_back("each operation takes max(bytes / attained bandwidth, FLOPs / attained FLOP/s); the pass is their sum");
+    r.assumptions.push_back("decode step at context " + std::to_string(r.context) + " (default: prompt + output / 2, the request's average)");
+    r.assumptions.push_back("KV read for every sequence every step; MoE layers read the experts the batch's tokens touch");
+    if (!calibrated)
+      r.assumptions.push_back("efficiency: " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
+                              "% of bandwidth, " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +
+                              "% of peak FLOP/s (assumed; calibrate measures them on this machine)");
+    else
+      r.assumptions.push_back("calibrated: measured kernel rates and fixed per-layer/per-step costs from rooftop calibrate");
+  }
+  r.assumptions.push_back("TTFT = prefill of one prompt of " + std::to_string(o.prompt_tokens) + " tokens" +
+                          (o.prefill_chunk > 0 ? " in chunks of " + std::to_string(o.prefill_chunk) : "") + ", no queueing");
+  if (r.devices > 1 || o.ep > 1)
+    r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(o.allreduce_latency_s * 1e6)) +
+                            " µs latency each; link = half the card's bidirectional scale-up figure");
+  if (r.has_power) r.assumptions.push_back("energy: board power (TDP) x devices / tok/s; excludes host and cooling (PUE 1.1-1.3 adds 10-30%)");
+  return r;
+}
+
+}  // namespace rooftop

@@ -1,0 +1,89 @@
+// Speed and cost: TTFT, TPOT, tok/s across batches, multi-device communication, speculative decoding,
+// $ per million tokens and joules per token, each figure with its bound.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/chip_spec.h"
+#include "analyzer/memory.h"
+#include "analyzer/work.h"
+
+namespace rooftop {
+
+struct SpeedOptions {
+  std::vector<int64_t> batches = {1};
+  int64_t prompt_tokens = 1024;
+  int64_t output_tokens = 256;
+  std::optional<int64_t> context;     // cached tokens at the decode step; default prompt + output / 2
+  int64_t prefill_chunk = 0;          // 0 = the whole prompt in one pass
+  int64_t tp = 1, pp = 1, ep = 1;
+  bool simple = false;                // the seeds' model: weights only, FLOPs = 2 x params, no efficiency
+  std::optional<double> bandwidth_efficiency;  // fraction of the bandwidth figure reached
+  std::optional<double> flops_efficiency;      // fraction of the peak reached
+  std::optional<std::string> compute_format;   // override the compute format (fp8, bf16 ...)
+  std::optional<double> usd_per_hour;          // per device; default from the chip card
+  std::optional<double> watts;                 // per device; default the card's TDP
+  double allreduce_latency_s = 10e-6;          // per collective (assumed)
+  // Speculative decoding: draft_len k tokens drafted per target pass, accepted with probability a each.
+  std::optional<ModelSpec> draft;
+  int64_t draft_len = 0;
+  double acceptance = 0;
+  std::optional<double> draft_cost_ratio;      // draft step time / target step time; default computed
+};
+
+struct SpeedPoint {
+  int64_t batch = 1;
+  double prefill_s = 0, ttft_s = 0, tpot_s = 0, request_s = 0;
+  double decode_tokens_per_s = 0;              // aggregate over the batch
+  double decode_tokens_per_s_per_stream = 0;
+  double weights_only_tokens_per_s = 0;        // the bandwidth law: bandwidth / weight bytes per step x batch
+  double compute_roof_tokens_per_s = 0;        // peak / FLOPs per token
+  std::string bound;                           // "memory" or "compute" (the decode step)
+  std::string prefill_bound;
+  double bytes_per_step = 0, flops_per_step = 0, intensity = 0;
+  double weight_bytes_per_step = 0, kv_read_bytes_per_step = 0;
+  double comm_s = 0;                           // interconnect time inside one decode step
+  double usd_per_mtok_output = 0, usd_per_mtok_input = 0, joules_per_token = 0;
+  bool fits = true;
+  std::vector<OpCost> decode_ops;              // per-op breakdown (for --explain)
+  std::vector<double> decode_op_s;             // time of each op
+};
+
+struct SpecResult {
+  double tokens_per_pass = 1;   // (1 - a^(k+1)) / (1 - a)
+  double draft_cost_ratio = 0;
+  double speedup = 1;           // tokens_per_pass / (1 + k x draft_cost_ratio)
+};
+
+struct SpeedResult {
+  std::string model, hw, precision, kv_precision, compute_format;
+  int64_t prompt_tokens = 0, output_tokens = 0, context = 0, tp = 1, pp = 1, ep = 1, devices = 1;
+  double peak_flops = 0;                        // of the compute format, per device
+  double memory_bandwidth_bytes_per_s = 0;      // per device
+  double bandwidth_efficiency = 1, flops_efficiency = 1;
+  double usd_per_hour = 0;                      // all devices
+  double watts = 0;                             // all devices
+  bool has_price = false, has_power = false;
+  int64_t plateau_batch = 0;                    // where the compute roof flattens tok/s and $/Mtok
+  std::vector<SpeedPoint> points;
+  std::optional<SpecResult> spec;
+  std::vector<std::string> assumptions;
+  std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...
+};
+
+SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const SpeedOptions& o);
+
+// Seed 002: expected tokens per target pass with k drafted tokens accepted with probability a.
+double spec_tokens_per_pass(int64_t k, double a);
+double spec_speedup(int64_t k, double a, double draft_cost_ratio);
+
+// The compute format a chip uses for a weight format (first of the format's preferences it has).
+std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights);
+
+// Ring all-reduce of `bytes` over n devices with per-direction link bandwidth: 2 (n-1)/n x bytes / bw + latency.
+double ring_allreduce_s(double bytes, int64_t n, double link_bytes_per_s, double latency_s);
+
+}  // namespace rooftop

@@ -1,0 +1,186 @@
+// pass_work: per-operation FLOPs and bytes of one forward pass (prefill or decode) of a transformer.
+#include "analyzer/work.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rooftop {
+
+double expected_experts_touched(int64_t experts, int64_t k, double tokens) {
+  if (experts <= 0) return 0;
+  const double e = static_cast<double>(experts);
+  return e * (1.0 - std::pow(1.0 - static_cast<double>(k) / e, tokens));
+}
+
+namespace {
+
+// Weight bytes of the groups matching a predicate (in their class's format).
+template <class Pred>
+double group_bytes(const std::vector<TensorGroup>& groups, const PrecisionPlan& p, Pred pred) {
+  double b = 0;
+  for (const auto& t : groups)
+    if (pred(t)) {
+      const NumberFormat& f = t.rows == 1 ? find_format("fp32") : p.format_of(t.cls);
+      b += f.bytes_for(t.rows * t.count, t.cols);
+    }
+  return b;
+}
+template <class Pred>
+double group_params(const std::vector<TensorGroup>& groups, Pred pred) {
+  double n = 0;
+  for (const auto& t : groups)
+    if (pred(t)) n += t.params();
+  return n;
+}
+
+void total_up(PassWork& w) {
+  for (const auto& o : w.ops) {
+    w.flops += o.flops;
+    w.weight_bytes += o.weight_bytes;
+    w.act_bytes += o.act_bytes;
+    w.kv_read_bytes += o.kv_read_bytes;
+    w.kv_write_bytes += o.kv_write_bytes;
+  }
+}
+
+}  // namespace
+
+PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s, double act_bytes_per_value) {
+  const auto groups = tensor_groups(m);
+  const double T = static_cast<double>(s.seqs * s.new_tokens);  // tokens in this pass
+  const double L = static_cast<double>(m.layers);
+  const double d = static_cast<double>(m.hidden);
+  const double a = act_bytes_per_value;
+  PassWork w;
+  auto cls_is = [](ParamClass c) { return [c](const TensorGroup& t) { return t.cls == c && t.rows > 1; }; };
+
+  // Embedding lookup: one row per token, not the whole matrix.
+  {
+    OpCost o{"embed", "other", p.format_of(ParamClass::embeddings).name};
+    o.weight_bytes = T * p.format_of(ParamClass::embeddings).bytes_for(1, m.hidden);
+    o.act_bytes = T * d * a;
+    w.ops.push_back(o);
+  }
+  // Attention projections: 2 FLOPs per weight per token.
+  {
+    OpCost o{"attn_proj", "matmul", p.format_of(ParamClass::attention).name};
+    const double params = group_params(groups, cls_is(ParamClass::attention));
+    o.flops = 2.0 * params * T;
+    o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::attention; });
+    const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
+                              : static_cast<double>(m.heads * m.head_dim);
+    o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.)
+    o.count = L;
+    w.ops.push_back(o);
+  }
+  // Attention over the cache: QK^T and AV, 2 FLOPs per multiply-add, per head, per (query, key) pair.
+  {
+    OpCost o{"attention", "attention", p.kv_format().name};
+    const double qk_dim = m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+                                : static_cast<double>(m.head_dim);  // MLA absorbed: scores in latent space
+    const double v_dim = m.mla ? static_cast<double>(m.mla->kv_lora_rank) : static_cast<double>(m.head_dim);
+    const double heads = static_cast<double>(m.heads);
+    const int64_t windowed = m.sliding_window > 0 ? m.sliding_window_layers : 0;
+    const double kv_token_layer = kv_elements_per_token_layer(m) * p.kv_format().bytes_per_value();
+    // Keys each new token attends to: context_before + i + 1 (causal), capped at the window.
+    auto pairs = [&](int64_t cap) {
+      double sum = 0;
+      const int64_t n = s.new_tokens, c0 = s.context_before;
+      if (cap <= 0) {  // closed form: sum_{i=1..n} (c0 + i)
+        sum = static_cast<double>(n) * static_cast<double>(c0) + static_cast<double>(n) * static_cast<double>(n + 1) / 2.0;
+      } else {
+        for (int64_t i = 1; i <= n; ++i) sum += static_cast<double>(std::min<int64_t>(c0 + i, cap));
+      }
+      return sum;
+    };
+    auto held = [&](int64_t cap) {
+      const int64_t all = s.context_before + s.new_tokens;
+      return static_cast<double>(cap > 0 ? std::min(all, cap) : all);
+    };
+    const double global_layers = L - static_cast<double>(windowed);
+    const double w_layers = static_cast<double>(windowed);
+    const double seqs = static_cast<double>(s.seqs);
+    const double pair_sum = global_layers * pairs(0) + w_layers * pairs(m.sliding_window);
+    o.flops = seqs * pair_sum * heads * 2.0 * (qk_dim + v_dim);
+    // Every sequence reads its own cache once per pass (FlashAttention keeps tiles on chip).
+    o.kv_read_bytes = seqs * (global_layers * held(0) + w_layers * held(m.sliding_window)) * kv_token_layer;
+    o.kv_write_bytes = T * L * kv_token_layer;
+    o.count = L;
+    w.ops.push_back(o);
+  }
+  // Dense FFN layers.
+  {
+    const double params = group_params(groups, cls_is(ParamClass::dense_ffn));
+    if (params > 0) {
+      OpCost o{"ffn", "matmul", p.format_of(ParamClass::dense_ffn).name};
+      o.flops = 2.0 * params * T;
+      o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::dense_ffn; });
+      const double dense_layers = m.moe ? static_cast<double>(m.moe->dense_layers) : L;
+      o.act_bytes = dense_layers * T * (2.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;
+      o.count = dense_layers;
+      w.ops.push_back(o);
+    }
+  }
+  // MoE: router, shared experts, and the routed experts that this pass's tokens touch.
+  if (m.moe) {
+    const auto& e = *m.moe;
+    const double moe_layers = L - static_cast<double>(e.dense_layers);
+    for (ParamClass c : {ParamClass::router, ParamClass::shared_experts}) {
+      const double params = group_params(groups, cls_is(c));
+      if (params <= 0) continue;
+      OpCost o{param_class_name(c), "matmul", p.format_of(c).name};
+      o.flops = 2.0 * params * T;
+      o.weight_bytes = group_bytes(groups, p, [c](const TensorGroup& t) { return t.cls == c; });
+      o.count = moe_layers;
+      w.ops.push_back(o);
+    }
+    OpCost o{"experts", "matmul", p.format_of(ParamClass::experts).name};
+    const double all = group_params(groups, cls_is(ParamClass::experts));
+    const double per_expert = all / static_cast<double>(e.experts);
+    const double touched = expected_experts_touched(e.experts, e.active_experts, T);
+    w.experts_touched = touched;
+    o.flops = 2.0 * per_expert * static_cast<double>(e.active_experts) * T;
+    o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::experts; }) *
+                     touched / static_cast<double>(e.experts);
+    o.act_bytes = moe_layers * T * static_cast<double>(e.active_experts) *
+                  (2.0 * d + 3.0 * static_cast<double>(e.expert_ffn)) * a;
+    o.count = moe_layers;
+    w.ops.push_back(o);
+  }
+  // LM head: logits for the last token of each sequence (all tokens when asked).
+  {
+    const ParamClass c = m.tied_embeddings ? ParamClass::embeddings : ParamClass::lm_head;
+    OpCost o{"lm_head", "matmul", p.format_of(c).name};
+    const double rows = s.logits_for_all ? T : static_cast<double>(s.seqs);
+    o.flops = 2.0 * static_cast<double>(m.vocab) * d * rows;
+    o.weight_bytes = p.format_of(c).bytes_for(m.vocab, m.hidden);
+    o.act_bytes = rows * (d * a + static_cast<double>(m.vocab) * 4.0);
+    w.ops.push_back(o);
+  }
+  // Norms and residual adds: small, memory-side.
+  {
+    OpCost o{"norms", "other", "fp32"};
+    o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::norms; });
+    o.flops = T * d * 4.0 * static_cast<double>(m.norms_per_layer + 1) * L;
+    o.act_bytes = T * d * a * 4.0 * L;
+    o.count = L;
+    w.ops.push_back(o);
+  }
+  total_up(w);
+  return w;
+}
+
+PassWork pass_work_simple(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s) {
+  const ParamCounts pc = count_params(m);
+  const double T = static_cast<double>(s.seqs * s.new_tokens);
+  PassWork w;
+  OpCost o{"weights", "matmul", p.weights};
+  o.flops = 2.0 * pc.active * T;
+  o.weight_bytes = weight_bytes(m, p).total;
+  if (m.moe) o.weight_bytes *= pc.active / pc.total;  // seed 002: only the active experts' weights are read
+  w.ops.push_back(o);
+  total_up(w);
+  return w;
+}
+
+}  // namespace rooftop

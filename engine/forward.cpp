@@ -1,0 +1,124 @@
+// Llama layers: x += Wo attn(rope(Wq n(x)), rope(Wk n(x)), Wv n(x)); x += Wd (silu(Wg n(x)) * Wu n(x)).
+#include "engine/forward.h"
+
+#include "analyzer/errors.h"
+
+namespace rooftop::engine {
+
+using kernels::WeightView;
+
+Forward::Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool)
+    : model_(model), pool_(pool),
+      cache_(model.cfg.layers, capacity, model.cfg.kv_heads, model.cfg.head_dim) {}
+
+void Forward::check_tokens(std::span<const int32_t> tokens) const {
+  for (int32_t t : tokens)
+    if (t < 0 || t >= model_.cfg.vocab)
+      throw InputError("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
+                       std::to_string(model_.cfg.vocab - 1) + ")");
+  if (cache_.length() + int64_t(tokens.size()) > cache_.capacity())
+    throw InputError("prompt and output need " + std::to_string(cache_.length() + int64_t(tokens.size())) +
+                     " positions but the context holds " + std::to_string(cache_.capacity()) + " tokens");
+}
+
+void Forward::embed(int32_t token, float* out) {
+  const WeightView& e = model_.token_embd;
+  const int64_t rb = kernels::row_bytes(e.format, e.k);
+  kernels::dequantize_row(e.format, e.data + int64_t(token) * rb, {out, size_t(e.k)});
+}
+
+std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool all_logits) {
+  check_tokens(tokens);
+  const LlamaConfig& c = model_.cfg;
+  const int64_t n = int64_t(tokens.size());
+  if (n == 0) throw InputError("the prompt is empty: at least one token is needed");
+  const int64_t D = c.dim, qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim, F = c.ffn_dim;
+  const int64_t pos0 = cache_.length();
+  auto grow = [](std::vector<float>& v, int64_t size) {
+    if (int64_t(v.size()) < size) v.resize(size_t(size));
+  };
+  grow(x_, n * D); grow(xn_, n * D); grow(q_, n * qd); grow(k_, n * kvd); grow(v_, n * kvd);
+  grow(att_, n * qd); grow(o_, n * D); grow(g_, n * F); grow(u_, n * F); grow(h_, n * F);
+  for (int64_t i = 0; i < n; ++i) embed(tokens[size_t(i)], x_.data() + i * D);  // x (n, D)
+
+  auto span = [](std::vector<float>& v, int64_t size) { return std::span<float>(v.data(), size_t(size)); };
+  auto cspan = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const LayerWeights& w = model_.layers[size_t(l)];
+    for (int64_t i = 0; i < n; ++i)
+      kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.attn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
+    kernels::gemm(w.wq, cspan(xn_, n * D), n, span(q_, n * qd), pool_);  // q (n, H*d)
+    kernels::gemm(w.wk, cspan(xn_, n * D), n, span(k_, n * kvd), pool_); // k (n, Hk*d)
+    kernels::gemm(w.wv, cspan(xn_, n * D), n, span(v_, n * kvd), pool_); // v (n, Hk*d)
+    for (int64_t i = 0; i < n; ++i) {
+      kernels::rope({q_.data() + i * qd, size_t(qd)}, c.heads, c.head_dim, pos0 + i, c.rope_base);
+      kernels::rope({k_.data() + i * kvd, size_t(kvd)}, c.kv_heads, c.head_dim, pos0 + i, c.rope_base);
+      std::copy_n(k_.data() + i * kvd, kvd, cache_.k_row(l, pos0 + i));
+      std::copy_n(v_.data() + i * kvd, kvd, cache_.v_row(l, pos0 + i));
+    }
+    const kernels::KvView kv = cache_.view(l);
+    for (int64_t i = 0; i < n; ++i)  // causal: token i sees positions [0, pos0 + i]
+      kernels::attention_decode({q_.data() + i * qd, size_t(qd)}, c.heads, kv, pos0 + i + 1,
+                                {att_.data() + i * qd, size_t(qd)}, pool_);
+    kernels::gemm(w.wo, cspan(att_, n * qd), n, span(o_, n * D), pool_);  // o (n, D)
+    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    for (int64_t i = 0; i < n; ++i)
+      kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.ffn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
+    kernels::gemm(w.gate, cspan(xn_, n * D), n, span(g_, n * F), pool_);  // g (n, F)
+    kernels::gemm(w.up, cspan(xn_, n * D), n, span(u_, n * F), pool_);    // u (n, F)
+    kernels::swiglu(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));
+    kernels::gemm(w.down, cspan(h_, n * F), n, span(o_, n * D), pool_);  // (n, D)
+    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+  }
+  cache_.set_length(pos0 + n);
+  const int64_t first = all_logits ? 0 : n - 1, rows = n - first;
+  for (int64_t i = first; i < n; ++i)
+    kernels::rmsnorm({x_.data() + i * D, size_t(D)}, model_.output_norm, c.rms_eps,
+                     {xn_.data() + (i - first) * D, size_t(D)});
+  grow(logits_, rows * c.vocab);
+  if (rows == 1)
+    kernels::gemv(model_.output, cspan(xn_, D), span(logits_, c.vocab), pool_);
+  else
+    kernels::gemm(model_.output, cspan(xn_, rows * D), rows, span(logits_, rows * c.vocab), pool_);  // (rows, V)
+  return {logits_.data(), size_t(rows * c.vocab)};
+}
+
+std::span<const float> Forward::decode(int32_t token) {
+  const int32_t one[1] = {token};
+  check_tokens(one);
+  const LlamaConfig& c = model_.cfg;
+  const int64_t D = c.dim, qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim, F = c.ffn_dim;
+  const int64_t pos = cache_.length();
+  auto grow = [](std::vector<float>& v, int64_t size) {
+    if (int64_t(v.size()) < size) v.resize(size_t(size));
+  };
+  grow(x_, D); grow(xn_, D); grow(q_, qd); grow(k_, kvd); grow(v_, kvd); grow(att_, qd); grow(o_, D);
+  grow(g_, F); grow(u_, F); grow(h_, F); grow(logits_, c.vocab);
+  auto sp = [](std::vector<float>& v, int64_t size) { return std::span<float>(v.data(), size_t(size)); };
+  auto cs = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
+  embed(token, x_.data());  // x (D)
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const LayerWeights& w = model_.layers[size_t(l)];
+    kernels::rmsnorm(cs(x_, D), w.attn_norm, c.rms_eps, sp(xn_, D));
+    kernels::gemv(w.wq, cs(xn_, D), sp(q_, qd), pool_);                                // q (H*d)
+    kernels::gemv(w.wk, cs(xn_, D), {cache_.k_row(l, pos), size_t(kvd)}, pool_);       // k (Hk*d) -> cache
+    kernels::gemv(w.wv, cs(xn_, D), {cache_.v_row(l, pos), size_t(kvd)}, pool_);       // v (Hk*d) -> cache
+    kernels::rope(sp(q_, qd), c.heads, c.head_dim, pos, c.rope_base);
+    kernels::rope({cache_.k_row(l, pos), size_t(kvd)}, c.kv_heads, c.head_dim, pos, c.rope_base);
+    kernels::attention_decode(cs(q_, qd), c.heads, cache_.view(l), pos + 1, sp(att_, qd), pool_);
+    kernels::gemv(w.wo, cs(att_, qd), sp(o_, D), pool_);
+    for (int64_t j = 0; j < D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    kernels::rmsnorm(cs(x_, D), w.ffn_norm, c.rms_eps, sp(xn_, D));
+    kernels::gemv(w.gate, cs(xn_, D), sp(g_, F), pool_);
+    kernels::gemv(w.up, cs(xn_, D), sp(u_, F), pool_);
+    kernels::swiglu(cs(g_, F), cs(u_, F), sp(h_, F));
+    kernels::gemv(w.down, cs(h_, F), sp(o_, D), pool_);
+    for (int64_t j = 0; j < D; ++j) x_[size_t(j)] += o_[size_t(j)];
+  }
+  cache_.set_length(pos + 1);
+  kernels::rmsnorm(cs(x_, D), model_.output_norm, c.rms_eps, sp(xn_, D));
+  kernels::gemv(model_.output, cs(xn_, D), sp(logits_, c.vocab), pool_);  // logits (V)
+  return {logits_.data(), size_t(c.vocab)};
+}
+
+}  // namespace rooftop::engine

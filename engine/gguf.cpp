@@ -1,0 +1,349 @@
+// GGUF parsing over a byte buffer (bounds-checked at every read) and the mmap-backed file opener.
+#include "engine/gguf.h"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer/errors.h"
+#include "engine/ggml_types.h"
+
+namespace rooftop::engine {
+namespace {
+
+constexpr uint32_t kMagic = 0x46554747;  // "GGUF" little-endian
+constexpr uint32_t kMaxDims = 4;         // GGML_MAX_DIMS
+constexpr uint32_t kMaxNesting = 4;      // arrays of arrays: deeper nesting is refused
+
+// Reads little-endian values from [data, data + size), each read checked against the end.
+class Reader {
+ public:
+  Reader(const std::byte* data, size_t size, const std::string& name) : data_(data), size_(size), name_(name) {}
+  size_t pos() const { return pos_; }
+  size_t remaining() const { return size_ - pos_; }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(name_ + ": not a valid GGUF file: " + what + " (at byte " + std::to_string(pos_) + " of " +
+                     std::to_string(size_) + ")");
+  }
+  void need(size_t n, const char* what) const {
+    if (n > remaining()) fail(std::string("file ends inside ") + what + " (truncated?)");
+  }
+  template <class T>
+  T read(const char* what) {
+    need(sizeof(T), what);
+    T v;
+    std::memcpy(&v, data_ + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return v;
+  }
+  std::string read_string(const char* what) {
+    uint64_t len = read<uint64_t>(what);
+    if (len > remaining())
+      fail(std::string(what) + " claims " + std::to_string(len) + " bytes but only " + std::to_string(remaining()) +
+           " remain");
+    std::string s(reinterpret_cast<const char*>(data_ + pos_), len);
+    pos_ += len;
+    return s;
+  }
+  // A count of elements of at least min_bytes each must fit in the rest of the file.
+  uint64_t read_count(const char* what, uint64_t min_bytes) {
+    uint64_t n = read<uint64_t>(what);
+    if (min_bytes > 0 && n > remaining() / min_bytes)
+      fail(std::string(what) + " " + std::to_string(n) + " cannot fit in the " + std::to_string(remaining()) +
+           " remaining bytes");
+    return n;
+  }
+
+ private:
+  const std::byte* data_;
+  size_t size_;
+  size_t pos_ = 0;
+  const std::string& name_;
+};
+
+bool is_known_type(uint32_t t) { return t <= 12; }
+
+// Smallest encoded size of one value of type t (strings: the 8-byte length; arrays: type + count).
+uint64_t min_value_bytes(GgufType t) {
+  switch (t) {
+    case GgufType::uint8: case GgufType::int8: case GgufType::boolean: return 1;
+    case GgufType::uint16: case GgufType::int16: return 2;
+    case GgufType::uint32: case GgufType::int32: case GgufType::float32: return 4;
+    case GgufType::uint64: case GgufType::int64: case GgufType::float64: return 8;
+    case GgufType::string: return 8;
+    case GgufType::array: return 12;
+  }
+  return 1;
+}
+
+GgufType read_type(Reader& r, const char* what) {
+  uint32_t t = r.read<uint32_t>(what);
+  if (!is_known_type(t))
+    r.fail(std::string("unknown ") + what + " " + std::to_string(t) + " (expected 0..12: uint8, int8, uint16, int16, "
+           "uint32, int32, float32, bool, string, array, uint64, int64, float64)");
+  return static_cast<GgufType>(t);
+}
+
+// Reads one scalar of type t into v (v.type already set).
+void read_scalar(Reader& r, GgufType t, GgufValue& v) {
+  switch (t) {
+    case GgufType::uint8: v.u = r.read<uint8_t>("uint8 value"); v.i = int64_t(v.u); break;
+    case GgufType::int8: v.i = r.read<int8_t>("int8 value"); break;
+    case GgufType::uint16: v.u = r.read<uint16_t>("uint16 value"); v.i = int64_t(v.u); break;
+    case GgufType::int16: v.i = r.read<int16_t>("int16 value"); break;
+    case GgufType::uint32: v.u = r.read<uint32_t>("uint32 value"); v.i = int64_t(v.u); break;
+    case GgufType::int32: v.i = r.read<int32_t>("int32 value"); break;
+    case GgufType::uint64: v.u = r.read<uint64_t>("uint64 value"); v.i = int64_t(v.u); break;
+    case GgufType::int64: v.i = r.read<int64_t>("int64 value"); break;
+    case GgufType::float32: v.f = r.read<float>("float32 value"); break;
+    case GgufType::float64: v.f = r.read<double>("float64 value"); break;
+    case GgufType::boolean: {
+      uint8_t b = r.read<uint8_t>("bool value");
+      if (b > 1) r.fail("bool value " + std::to_string(b) + " is neither 0 nor 1");
+      v.i = b;
+      v.u = b;
+      break;
+    }
+    case GgufType::string: v.s = r.read_string("string value"); break;
+    case GgufType::array: r.fail("internal: array passed as scalar");
+  }
+}
+
+GgufValue read_value(Reader& r, GgufType t, uint32_t depth);
+
+void read_array(Reader& r, GgufValue& v, uint32_t depth) {
+  if (depth >= kMaxNesting) r.fail("arrays nested deeper than " + std::to_string(kMaxNesting));
+  v.elem_type = read_type(r, "array element type");
+  uint64_t n = r.read_count("array length", min_value_bytes(v.elem_type));
+  switch (v.elem_type) {
+    case GgufType::string:
+      v.strings.reserve(n);
+      for (uint64_t j = 0; j < n; ++j) v.strings.push_back(r.read_string("string array element"));
+      break;
+    case GgufType::float32: case GgufType::float64: {
+      v.floats.reserve(n);
+      GgufValue e;
+      for (uint64_t j = 0; j < n; ++j) {
+        read_scalar(r, v.elem_type, e);
+        v.floats.push_back(e.f);
+      }
+      break;
+    }
+    case GgufType::array:
+      v.items.reserve(n);
+      for (uint64_t j = 0; j < n; ++j) v.items.push_back(read_value(r, GgufType::array, depth + 1));
+      break;
+    default: {
+      v.ints.reserve(n);
+      GgufValue e;
+      for (uint64_t j = 0; j < n; ++j) {
+        read_scalar(r, v.elem_type, e);
+        v.ints.push_back(e.i);
+      }
+    }
+  }
+}
+
+GgufValue read_value(Reader& r, GgufType t, uint32_t depth) {
+  GgufValue v;
+  v.type = t;
+  if (t == GgufType::array)
+    read_array(r, v, depth);
+  else
+    read_scalar(r, t, v);
+  return v;
+}
+
+bool mul_overflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_mul_overflow(a, b, out); }
+
+}  // namespace
+
+const char* gguf_type_name(GgufType t) {
+  static const char* names[] = {"uint8", "int8", "uint16", "int16", "uint32", "int32", "float32",
+                                "bool",  "string", "array", "uint64", "int64", "float64"};
+  auto i = static_cast<uint32_t>(t);
+  return i < 13 ? names[i] : "unknown";
+}
+
+size_t GgufValue::array_size() const {
+  if (type != GgufType::array) return 0;
+  return ints.size() + floats.size() + strings.size() + items.size();
+}
+
+int64_t GgufTensorInfo::elements() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+const GgufValue* GgufFile::find(const std::string& key) const {
+  auto it = metadata.find(key);
+  return it == metadata.end() ? nullptr : &it->second;
+}
+
+std::optional<int64_t> GgufFile::get_int(const std::string& key) const {
+  const GgufValue* v = find(key);
+  if (!v) return std::nullopt;
+  switch (v->type) {
+    case GgufType::uint64:
+      if (v->u > uint64_t(INT64_MAX)) return std::nullopt;
+      return int64_t(v->u);
+    case GgufType::uint8: case GgufType::int8: case GgufType::uint16: case GgufType::int16:
+    case GgufType::uint32: case GgufType::int32: case GgufType::int64: case GgufType::boolean:
+      return v->i;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<double> GgufFile::get_float(const std::string& key) const {
+  const GgufValue* v = find(key);
+  if (!v) return std::nullopt;
+  if (v->type == GgufType::float32 || v->type == GgufType::float64) return v->f;
+  if (auto i = get_int(key)) return double(*i);
+  return std::nullopt;
+}
+
+std::optional<std::string> GgufFile::get_string(const std::string& key) const {
+  const GgufValue* v = find(key);
+  if (!v || v->type != GgufType::string) return std::nullopt;
+  return v->s;
+}
+
+const GgufTensorInfo* GgufFile::find_tensor(const std::string& name) const {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+uint64_t GgufFile::tensor_bytes_total() const {
+  uint64_t s = 0;
+  for (const auto& t : tensors) s += t.bytes;
+  return s;
+}
+
+const std::byte* GgufFile::tensor_data(const GgufTensorInfo& t) const {
+  if (!base_) throw std::logic_error(path + ": tensor data requested from a GGUF opened for metadata only");
+  return base_ + data_offset + t.offset;
+}
+
+GgufFile parse_gguf(const std::byte* data, size_t size, const std::string& name) {
+  Reader r(data, size, name);
+  GgufFile g;
+  g.path = name;
+  g.file_bytes = size;
+  uint32_t magic = r.read<uint32_t>("magic");
+  if (magic != kMagic) r.fail("it does not start with the magic bytes 'GGUF'");
+  g.version = r.read<uint32_t>("version");
+  if (g.version != 2 && g.version != 3) {
+    std::string hint = g.version == 1 ? " (GGUF v1 is obsolete; re-convert the model)"
+                       : (g.version > 0xffff ? " (a big-endian file?)" : "");
+    throw InputError(name + ": unsupported GGUF version " + std::to_string(g.version) + "; expected 2 or 3" + hint);
+  }
+  // A tensor info is at least: name length (8) + n_dims (4) + one dim (8) + type (4) + offset (8).
+  uint64_t n_tensors = r.read<uint64_t>("tensor count");
+  uint64_t n_kv = r.read<uint64_t>("metadata count");
+  // A metadata pair is at least: key length (8) + type (4) + 1 byte of value.
+  if (n_kv > r.remaining() / 13)
+    r.fail("metadata count " + std::to_string(n_kv) + " cannot fit in the " + std::to_string(r.remaining()) +
+           " remaining bytes");
+  if (n_tensors > r.remaining() / 32)
+    r.fail("tensor count " + std::to_string(n_tensors) + " cannot fit in the " + std::to_string(r.remaining()) +
+           " remaining bytes");
+
+  for (uint64_t j = 0; j < n_kv; ++j) {
+    std::string key = r.read_string("metadata key");
+    GgufType t = read_type(r, "metadata value type");
+    GgufValue v = read_value(r, t, 0);
+    if (!g.metadata.emplace(key, std::move(v)).second) r.fail("duplicate metadata key '" + key + "'");
+  }
+  if (const GgufValue* a = g.find("general.alignment")) {
+    if (a->type != GgufType::uint32) r.fail("general.alignment has type " + std::string(gguf_type_name(a->type)) +
+                                            "; expected uint32");
+    if (a->u == 0 || (a->u & (a->u - 1)) != 0)
+      r.fail("general.alignment " + std::to_string(a->u) + " is not a power of two");
+    g.alignment = a->u;
+  }
+
+  g.tensors.reserve(n_tensors);
+  for (uint64_t j = 0; j < n_tensors; ++j) {
+    GgufTensorInfo ti;
+    ti.name = r.read_string("tensor name");
+    uint32_t n_dims = r.read<uint32_t>("tensor dimension count");
+    if (n_dims == 0 || n_dims > kMaxDims)
+      r.fail("tensor '" + ti.name + "' has " + std::to_string(n_dims) + " dimensions; expected 1 to 4");
+    uint64_t elements = 1;
+    for (uint32_t d = 0; d < n_dims; ++d) {
+      uint64_t ne = r.read<uint64_t>("tensor dimension");
+      if (ne > uint64_t(INT64_MAX) || mul_overflows(elements, ne, &elements) || elements > uint64_t(INT64_MAX))
+        r.fail("tensor '" + ti.name + "' has an element count that overflows 64 bits");
+      ti.dims.push_back(int64_t(ne));
+    }
+    ti.type = r.read<uint32_t>("tensor type");
+    auto info = ggml_type_info(ti.type);
+    if (!info)
+      r.fail("tensor '" + ti.name + "' has unknown ggml type " + std::to_string(ti.type) + " (known: " +
+             ggml_type_names() + ")");
+    if (ti.dims[0] % info->block_values != 0)
+      r.fail("tensor '" + ti.name + "' row of " + std::to_string(ti.dims[0]) + " values is not a multiple of the " +
+             info->name + " block of " + std::to_string(info->block_values));
+    uint64_t blocks = elements / uint64_t(info->block_values);
+    if (mul_overflows(blocks, uint64_t(info->block_bytes), &ti.bytes))
+      r.fail("tensor '" + ti.name + "' byte size overflows 64 bits");
+    ti.offset = r.read<uint64_t>("tensor offset");
+    if (ti.offset % g.alignment != 0)
+      r.fail("tensor '" + ti.name + "' offset " + std::to_string(ti.offset) + " is not a multiple of the alignment " +
+             std::to_string(g.alignment));
+    g.tensors.push_back(std::move(ti));
+  }
+  // The data section starts at the next multiple of the alignment after the header.
+  uint64_t end = r.pos();
+  g.data_offset = (end + g.alignment - 1) / g.alignment * g.alignment;
+  std::map<std::string, int> seen;
+  for (const auto& t : g.tensors) {
+    if (!seen.emplace(t.name, 1).second) throw InputError(name + ": duplicate tensor name '" + t.name + "'");
+    uint64_t start = 0, stop = 0;
+    if (__builtin_add_overflow(g.data_offset, t.offset, &start) || __builtin_add_overflow(start, t.bytes, &stop) ||
+        stop > size)
+      throw InputError(name + ": tensor '" + t.name + "' data (" + std::to_string(t.bytes) + " bytes at offset " +
+                       std::to_string(t.offset) + " in the data section) runs past the end of the file (" +
+                       std::to_string(size) + " bytes; truncated?)");
+  }
+  g.base_ = data;
+  return g;
+}
+
+GgufFile open_gguf(const std::string& path, bool map_data) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot open GGUF file '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError("'" + path + "' is not a regular file; expected a .gguf model file");
+  }
+  size_t size = size_t(st.st_size);
+  if (size < 24) {
+    ::close(fd);
+    throw InputError(path + ": not a valid GGUF file: only " + std::to_string(size) +
+                     " bytes, shorter than the 24-byte header");
+  }
+  // mmap reads lazily: parsing the header touches only its pages, whatever the file's size.
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) throw InputError("cannot memory-map GGUF file '" + path + "': " + std::strerror(errno));
+  std::shared_ptr<const void> mapping(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+  GgufFile g = parse_gguf(static_cast<const std::byte*>(p), size, path);
+  if (map_data) {
+    g.mapping_ = std::move(mapping);
+  } else {
+    g.base_ = nullptr;  // the mapping is released when `mapping` goes out of scope
+  }
+  return g;
+}
+
+}  // namespace rooftop::engine

@@ -1,0 +1,129 @@
+// Loading a llama-family GGUF: hyperparameters from metadata, weight views with shape and format checks.
+#include "engine/model.h"
+
+#include "analyzer/errors.h"
+#include "engine/ggml_types.h"
+
+namespace rooftop::engine {
+namespace {
+
+using kernels::WeightFormat;
+using kernels::WeightView;
+
+bool kernel_format(uint32_t t) {
+  switch (t) {
+    case 0: case 1: case 2: case 3: case 8: case 12: case 14: case 30: return true;
+    default: return false;
+  }
+}
+
+int64_t require_int(const GgufFile& g, const std::string& key) {
+  auto v = g.get_int(key);
+  if (!v || *v <= 0 || *v > (int64_t(1) << 31))
+    throw InputError(g.path + ": metadata '" + key + "' is missing or not a positive integer");
+  return *v;
+}
+
+const GgufTensorInfo& require_tensor(const GgufFile& g, const std::string& name) {
+  const GgufTensorInfo* t = g.find_tensor(name);
+  if (!t) throw InputError(g.path + ": tensor '" + name + "' is missing (not a llama-architecture file?)");
+  return *t;
+}
+
+std::string shape_str(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+// A matrix of `rows` rows of `cols` values: GGUF dims [cols, rows].
+WeightView matrix(const GgufFile& g, const std::string& name, int64_t rows, int64_t cols) {
+  const GgufTensorInfo& t = require_tensor(g, name);
+  if (t.dims.size() != 2 || t.dims[0] != cols || t.dims[1] != rows)
+    throw InputError(g.path + ": tensor '" + name + "' has shape " + shape_str(t.dims) + "; expected [" +
+                     std::to_string(cols) + ", " + std::to_string(rows) + "]");
+  if (!kernel_format(t.type))
+    throw InputError(g.path + ": tensor '" + name + "' is " + ggml_type_info(t.type)->name +
+                     ", which the kernels do not read (supported: f32, f16, bf16, q4_0, q4_1, q8_0, q4_k, q6_k)");
+  WeightView w;
+  w.format = WeightFormat(t.type);
+  w.data = g.tensor_data(t);
+  w.m = rows;
+  w.k = cols;
+  return w;
+}
+
+std::span<const float> vector_f32(const GgufFile& g, const std::string& name, int64_t n) {
+  const GgufTensorInfo& t = require_tensor(g, name);
+  if (t.elements() != n || t.type != 0)
+    throw InputError(g.path + ": tensor '" + name + "' should be " + std::to_string(n) + " f32 values; it is " +
+                     shape_str(t.dims) + " " + ggml_type_info(t.type)->name);
+  if (reinterpret_cast<uintptr_t>(g.tensor_data(t)) % alignof(float) != 0)
+    throw InputError(g.path + ": tensor '" + name + "' is not 4-byte aligned");
+  return {reinterpret_cast<const float*>(g.tensor_data(t)), size_t(n)};
+}
+
+}  // namespace
+
+int64_t LlamaModel::weights_bytes_per_step() const {
+  int64_t b = kernels::row_bytes(token_embd.format, token_embd.k);  // one embedding row
+  for (const auto& l : layers)
+    b += l.wq.bytes() + l.wk.bytes() + l.wv.bytes() + l.wo.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes() +
+         int64_t(4 * (l.attn_norm.size() + l.ffn_norm.size()));
+  return b + int64_t(4 * output_norm.size()) + output.bytes();
+}
+
+LlamaModel load_llama(const std::string& path) {
+  LlamaModel m;
+  m.file = open_gguf(path, true);
+  const GgufFile& g = m.file;
+  std::string arch = g.get_string("general.architecture").value_or("");
+  if (arch != "llama")
+    throw InputError(path + ": architecture '" + arch + "' is not supported by the engine; supported: llama");
+  LlamaConfig& c = m.cfg;
+  c.layers = require_int(g, "llama.block_count");
+  c.dim = require_int(g, "llama.embedding_length");
+  c.heads = require_int(g, "llama.attention.head_count");
+  c.kv_heads = g.get_int("llama.attention.head_count_kv").value_or(c.heads);
+  c.ffn_dim = require_int(g, "llama.feed_forward_length");
+  c.context = g.get_int("llama.context_length").value_or(2048);
+  c.rms_eps = float(g.get_float("llama.attention.layer_norm_rms_epsilon").value_or(1e-5));
+  c.rope_base = float(g.get_float("llama.rope.freq_base").value_or(10000.0));
+  if (c.dim % c.heads != 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 || c.layers > 1024)
+    throw InputError(path + ": inconsistent attention shape: " + std::to_string(c.dim) + " wide, " +
+                     std::to_string(c.heads) + " heads, " + std::to_string(c.kv_heads) + " KV heads");
+  c.head_dim = c.dim / c.heads;
+  if (c.head_dim % 2 != 0) throw InputError(path + ": head dimension " + std::to_string(c.head_dim) + " is odd");
+  if (auto rd = g.get_int("llama.rope.dimension_count"); rd && *rd != c.head_dim)
+    throw InputError(path + ": partial RoPE (" + std::to_string(*rd) + " of " + std::to_string(c.head_dim) +
+                     " dims) is not supported");
+  const GgufTensorInfo& emb = require_tensor(g, "token_embd.weight");
+  if (emb.dims.size() != 2) throw InputError(path + ": token_embd.weight is not a matrix");
+  c.vocab = emb.dims[1];
+  m.token_embd = matrix(g, "token_embd.weight", c.vocab, c.dim);
+  const int64_t qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    std::string p = "blk." + std::to_string(i) + ".";
+    LayerWeights l;
+    l.attn_norm = vector_f32(g, p + "attn_norm.weight", c.dim);
+    l.wq = matrix(g, p + "attn_q.weight", qd, c.dim);
+    l.wk = matrix(g, p + "attn_k.weight", kvd, c.dim);
+    l.wv = matrix(g, p + "attn_v.weight", kvd, c.dim);
+    l.wo = matrix(g, p + "attn_output.weight", c.dim, qd);
+    l.ffn_norm = vector_f32(g, p + "ffn_norm.weight", c.dim);
+    l.gate = matrix(g, p + "ffn_gate.weight", c.ffn_dim, c.dim);
+    l.up = matrix(g, p + "ffn_up.weight", c.ffn_dim, c.dim);
+    l.down = matrix(g, p + "ffn_down.weight", c.dim, c.ffn_dim);
+    m.layers.push_back(l);
+  }
+  m.output_norm = vector_f32(g, "output_norm.weight", c.dim);
+  if (g.find_tensor("output.weight")) {
+    m.output = matrix(g, "output.weight", c.vocab, c.dim);
+  } else {
+    m.output = m.token_embd;
+    m.tied_embeddings = true;
+  }
+  return m;
+}
+
+}  // namespace rooftop::engine

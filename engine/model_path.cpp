@@ -1,0 +1,27 @@
+// The cache-folder rule of scripts/fetch-model.sh, in C++.
+#include "engine/model_path.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "analyzer/errors.h"
+
+namespace rooftop::engine {
+
+std::string cache_dir() {
+  if (const char* d = std::getenv("ROOFTOP_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rooftop";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.cache/rooftop";
+}
+
+std::string default_model_path() { return cache_dir() + "/models/" + kDefaultModelFile; }
+
+std::string require_default_model() {
+  std::string p = default_model_path();
+  if (!std::filesystem::is_regular_file(p))
+    throw InputError("model file '" + p + "' not found; run scripts/setup.sh to fetch it (or pass --gguf FILE)");
+  return p;
+}
+
+}  // namespace rooftop::engine

@@ -1,0 +1,47 @@
+// The record of one generation run (rooftop run): timeline, KV growth, weight bytes; printers are views of it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/sampler.h"
+
+namespace rooftop::engine {
+
+struct DecodeStep {
+  int32_t token = 0;
+  std::string piece;             // the token's bytes
+  double s = 0;                  // wall time of the step (forward + sampling)
+  int64_t kv_bytes = 0;          // KV cache bytes after the step
+  std::vector<TokenProb> top;    // --show-logits: the likeliest candidates for this step's token
+};
+
+// What the analyzer predicts for the same run (filled by the CLI; absent when no prediction).
+struct RunPrediction {
+  double ttft_s = 0;
+  double tpot_s = 0;
+  double decode_tokens_per_s = 0;
+};
+
+struct RunRecord {
+  std::string model_path;
+  int threads = 0;
+  int64_t prompt_tokens = 0;
+  int64_t generated_tokens = 0;  // including the first, sampled from the prefill's logits
+  std::string text;              // the generated text
+  double prefill_s = 0;          // the batched forward pass over the prompt
+  double ttft_s = 0;             // prefill + sampling the first token
+  double tpot_s = 0;             // mean decode step time (0 when there was no decode step)
+  double decode_tokens_per_s = 0;
+  std::vector<TokenProb> first_top;  // --show-logits for the first generated token
+  int32_t first_token = 0;
+  std::vector<DecodeStep> steps;     // one per decode step (generated_tokens - 1 of them)
+  int64_t kv_bytes_after_prefill = 0;
+  int64_t kv_bytes_per_token = 0;
+  int64_t weights_bytes_per_step = 0;
+  std::string stop_reason;  // "length", "stop token"
+  std::optional<RunPrediction> predicted;
+};
+
+}  // namespace rooftop::engine

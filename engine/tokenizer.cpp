@@ -1,0 +1,239 @@
+// Byte-level BPE: bytes map to printable code points (GPT-2's table), pieces merge by rank.
+#include "engine/tokenizer.h"
+
+#include <algorithm>
+#include <queue>
+
+#include "analyzer/errors.h"
+#include "engine/unicode_class.h"
+
+namespace rooftop::engine {
+namespace {
+
+// GPT-2's byte <-> code point table: printable Latin-1 bytes stand for themselves, the other 68
+// bytes take the code points 256, 257, ... in byte order.
+struct ByteMap {
+  uint32_t to_cp[256];
+  int16_t from_cp[512];  // code point -> byte, -1 if not a mapped byte
+  ByteMap() {
+    std::fill(std::begin(from_cp), std::end(from_cp), int16_t(-1));
+    uint32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+      to_cp[b] = printable ? uint32_t(b) : next++;
+      from_cp[to_cp[b]] = int16_t(b);
+    }
+  }
+};
+const ByteMap& byte_map() {
+  static const ByteMap m;
+  return m;
+}
+
+void append_utf8(std::string& s, uint32_t cp) {
+  if (cp < 0x80) {
+    s += char(cp);
+  } else if (cp < 0x800) {
+    s += char(0xC0 | (cp >> 6));
+    s += char(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    s += char(0xE0 | (cp >> 12));
+    s += char(0x80 | ((cp >> 6) & 0x3F));
+    s += char(0x80 | (cp & 0x3F));
+  } else {
+    s += char(0xF0 | (cp >> 18));
+    s += char(0x80 | ((cp >> 12) & 0x3F));
+    s += char(0x80 | ((cp >> 6) & 0x3F));
+    s += char(0x80 | (cp & 0x3F));
+  }
+}
+
+const GgufValue& require_array(const GgufFile& g, const std::string& key, GgufType elem) {
+  const GgufValue* v = g.find(key);
+  if (!v || v->type != GgufType::array || (v->array_size() > 0 && v->elem_type != elem))
+    throw InputError(g.path + ": missing or malformed '" + key + "' (expected an array of " + gguf_type_name(elem) +
+                     ")");
+  return *v;
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_gguf(const GgufFile& g) {
+  std::string model = g.get_string("tokenizer.ggml.model").value_or("");
+  if (model != "gpt2")
+    throw InputError(g.path + ": tokenizer.ggml.model is '" + model + "'; only 'gpt2' (byte-level BPE) is supported");
+  Tokenizer t;
+  t.pre_ = pre_tokenizer_from_name(g.get_string("tokenizer.ggml.pre").value_or(""), g.path);
+  t.tokens_ = require_array(g, "tokenizer.ggml.tokens", GgufType::string).strings;
+  if (t.tokens_.empty() || t.tokens_.size() > size_t(INT32_MAX))
+    throw InputError(g.path + ": tokenizer.ggml.tokens has " + std::to_string(t.tokens_.size()) + " entries");
+  const int32_t n = int32_t(t.tokens_.size());
+  t.types_.assign(size_t(n), 1);
+  if (g.find("tokenizer.ggml.token_type")) {
+    const auto& types = require_array(g, "tokenizer.ggml.token_type", GgufType::int32).ints;
+    if (types.size() != size_t(n))
+      throw InputError(g.path + ": tokenizer.ggml.token_type has " + std::to_string(types.size()) +
+                       " entries; expected one per token (" + std::to_string(n) + ")");
+    for (int32_t i = 0; i < n; ++i) t.types_[size_t(i)] = int32_t(types[size_t(i)]);
+  }
+  for (int32_t i = 0; i < n; ++i) t.index_.emplace(t.tokens_[size_t(i)], i);  // first id wins on duplicates
+
+  const ByteMap& bm = byte_map();
+  int letters = 0;
+  for (int b = 0; b < 256; ++b) {
+    std::string s;
+    append_utf8(s, bm.to_cp[b]);
+    auto id = t.find_token(s);
+    t.byte_token_[b] = id ? *id : -1;  // SmolLM2 lacks 21 bytes (6 C0 controls, bytes unused by UTF-8 text)
+    if (id && b >= 'a' && b <= 'z') ++letters;
+  }
+  if (letters != 26) throw InputError(g.path + ": the vocabulary lacks single-byte tokens (not a byte-level BPE vocabulary)");
+  const auto& merges = require_array(g, "tokenizer.ggml.merges", GgufType::string).strings;
+  t.merges_.reserve(merges.size());
+  for (size_t r = 0; r < merges.size(); ++r) {
+    const std::string& m = merges[r];
+    size_t sp = m.find(' ', 1);  // the left part is never empty
+    if (sp == std::string::npos)
+      throw InputError(g.path + ": merge " + std::to_string(r) + " '" + m + "' is not 'left right'");
+    auto l = t.find_token(std::string_view(m).substr(0, sp));
+    auto rt = t.find_token(std::string_view(m).substr(sp + 1));
+    auto res = t.find_token(m.substr(0, sp) + m.substr(sp + 1));
+    if (!l || !rt || !res) continue;  // a merge whose parts are not tokens can never apply
+    uint64_t key = (uint64_t(uint32_t(*l)) << 32) | uint32_t(*rt);
+    t.merges_.emplace(key, Merge{int32_t(r), *res});
+  }
+  for (int32_t i = 0; i < n; ++i)
+    if ((t.types_[size_t(i)] == 3 || t.types_[size_t(i)] == 4) && !t.tokens_[size_t(i)].empty()) t.specials_.push_back(i);
+  std::stable_sort(t.specials_.begin(), t.specials_.end(), [&](int32_t a, int32_t b) {
+    return t.tokens_[size_t(a)].size() > t.tokens_[size_t(b)].size();
+  });
+  auto id_of = [&](const char* key) -> int32_t {
+    auto v = g.get_int(key);
+    return v && *v >= 0 && *v < n ? int32_t(*v) : -1;
+  };
+  t.bos_id_ = id_of("tokenizer.ggml.bos_token_id");
+  t.eos_id_ = id_of("tokenizer.ggml.eos_token_id");
+  if (t.eos_id_ >= 0) t.stop_ids_.push_back(t.eos_id_);
+  for (const char* s : {"<|im_end|>", "<|endoftext|>"})
+    if (auto id = t.find_token(s); id && std::find(t.stop_ids_.begin(), t.stop_ids_.end(), *id) == t.stop_ids_.end())
+      t.stop_ids_.push_back(*id);
+  return t;
+}
+
+std::optional<int32_t> Tokenizer::find_token(std::string_view s) const {
+  auto it = index_.find(s);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Tokenizer::is_control(int32_t id) const {
+  return id >= 0 && id < vocab_size() && (types_[size_t(id)] == 3 || types_[size_t(id)] == 4);
+}
+
+// BPE on one piece: start from its bytes' tokens; repeatedly merge the adjacent pair of lowest rank
+// (leftmost first among equals), using a heap of candidate pairs and a linked list of symbols.
+void Tokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& out) const {
+  const size_t n = piece.size();
+  if (n == 0) return;
+  std::vector<int32_t> id(n);
+  std::vector<int32_t> prev(n), next(n);
+  for (size_t i = 0; i < n; ++i) {
+    id[i] = byte_token_[uint8_t(piece[i])];
+    prev[i] = int32_t(i) - 1;
+    next[i] = i + 1 < n ? int32_t(i + 1) : -1;
+  }
+  struct Cand {
+    int32_t rank, pos, left, right;
+    bool operator>(const Cand& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+  };
+  std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
+  auto push = [&](int32_t p) {
+    if (p < 0 || next[size_t(p)] < 0) return;
+    int32_t q = next[size_t(p)];
+    auto it = merges_.find((uint64_t(uint32_t(id[size_t(p)])) << 32) | uint32_t(id[size_t(q)]));
+    if (it != merges_.end()) heap.push({it->second.rank, p, id[size_t(p)], id[size_t(q)]});
+  };
+  for (size_t i = 0; i + 1 < n; ++i) push(int32_t(i));
+  while (!heap.empty()) {
+    Cand c = heap.top();
+    heap.pop();
+    int32_t p = c.pos, q = next[size_t(p)];
+    if (id[size_t(p)] != c.left || q < 0 || id[size_t(q)] != c.right) continue;  // stale candidate
+    id[size_t(p)] = merges_.at((uint64_t(uint32_t(c.left)) << 32) | uint32_t(c.right)).result;
+    id[size_t(q)] = -1;  // removed
+    next[size_t(p)] = next[size_t(q)];
+    if (next[size_t(q)] >= 0) prev[size_t(next[size_t(q)])] = p;
+    push(prev[size_t(p)]);
+    push(p);
+  }
+  for (int32_t i = 0; i >= 0; i = next[size_t(i)])
+    if (id[size_t(i)] >= 0) out.push_back(id[size_t(i)]);  // bytes without a token are dropped
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool parse_special) const {
+  std::vector<int32_t> out;
+  auto encode_plain = [&](std::string_view s) {
+    for (std::string_view p : pretokenize(s, pre_)) encode_piece(p, out);
+  };
+  if (!parse_special) {
+    encode_plain(text);
+    return out;
+  }
+  size_t start = 0;
+  for (size_t i = 0; i < text.size();) {
+    int32_t hit = -1;
+    for (int32_t s : specials_)
+      if (text.substr(i).starts_with(tokens_[size_t(s)])) {
+        hit = s;
+        break;
+      }
+    if (hit < 0) {
+      ++i;
+      continue;
+    }
+    encode_plain(text.substr(start, i - start));
+    out.push_back(hit);
+    i += tokens_[size_t(hit)].size();
+    start = i;
+  }
+  encode_plain(text.substr(start));
+  return out;
+}
+
+std::string Tokenizer::piece(int32_t id) const {
+  if (id < 0 || id >= vocab_size())
+    throw InputError("token id " + std::to_string(id) + " is outside the vocabulary (0.." +
+                     std::to_string(vocab_size() - 1) + ")");
+  const std::string& t = tokens_[size_t(id)];
+  if (is_control(id)) return t;
+  std::string bytes;
+  const ByteMap& bm = byte_map();
+  for (size_t i = 0; i < t.size();) {
+    size_t len = 1;
+    uint32_t cp = decode_utf8(t, i, len);
+    if (cp < 512 && bm.from_cp[cp] >= 0)
+      bytes += char(bm.from_cp[cp]);
+    else
+      bytes.append(t, i, len);  // not a mapped byte: keep the text as written
+    i += len;
+  }
+  return bytes;
+}
+
+std::string Tokenizer::decode(std::span<const int32_t> ids) const {
+  std::string s;
+  for (int32_t id : ids) s += piece(id);
+  return s;
+}
+
+std::string Tokenizer::chat_prompt(std::string_view user, std::string_view system) {
+  std::string s;
+  s += "<|im_start|>system\n";
+  s += system;
+  s += "<|im_end|>\n<|im_start|>user\n";
+  s += user;
+  s += "<|im_end|>\n<|im_start|>assistant\n";
+  return s;
+}
+
+}  // namespace rooftop::engine

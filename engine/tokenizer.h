@@ -1,0 +1,65 @@
+// GPT-2 byte-level BPE tokenizer built from a GGUF's vocabulary, merges and token types.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/gguf.h"
+#include "engine/pretokenizer.h"
+
+namespace rooftop::engine {
+
+// SmolLM2-Instruct's default system prompt (from its chat template).
+inline constexpr const char* kSmolLM2SystemPrompt = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
+
+class Tokenizer {
+ public:
+  // Reads tokenizer.ggml.{model,pre,tokens,merges,token_type,bos_token_id,eos_token_id}.
+  // InputError if the model is not "gpt2" (byte-level BPE) or the vocabulary is inconsistent.
+  static Tokenizer from_gguf(const GgufFile& g);
+
+  // Token ids of `text`. parse_special: control tokens written in the text (<|im_start|>...) become
+  // their ids; otherwise they are ordinary text.
+  std::vector<int32_t> encode(std::string_view text, bool parse_special = false) const;
+  // Bytes that have no token of their own (SmolLM2: 0x04 0x06 0x13 0x14 0x16 0x1D, and lead bytes of
+  // U+40000..U+BFFFF and non-UTF-8 bytes) are dropped, as llama.cpp does: the model cannot see them.
+  bool byte_has_token(uint8_t b) const { return byte_token_[b] >= 0; }
+  // The bytes the ids stand for (control tokens give their own text). decode(encode(t)) == t.
+  std::string decode(std::span<const int32_t> ids) const;
+  std::string piece(int32_t id) const;  // the bytes of one token
+
+  // The ChatML prompt for one user turn, ending with the assistant's role marker.
+  static std::string chat_prompt(std::string_view user, std::string_view system = kSmolLM2SystemPrompt);
+
+  int32_t vocab_size() const { return int32_t(tokens_.size()); }
+  std::optional<int32_t> find_token(std::string_view vocab_text) const;  // by its vocabulary string
+  const std::string& vocab_text(int32_t id) const { return tokens_.at(size_t(id)); }
+  bool is_control(int32_t id) const;
+  int32_t bos_id() const { return bos_id_; }
+  int32_t eos_id() const { return eos_id_; }
+  // Ids that end generation: eos plus <|im_end|> and <|endoftext|> where present.
+  const std::vector<int32_t>& stop_ids() const { return stop_ids_; }
+
+ private:
+  void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
+
+  PreTokenizer pre_ = PreTokenizer::gpt2;
+  std::vector<std::string> tokens_;       // vocabulary strings (byte-mapped form)
+  std::vector<int32_t> types_;            // 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte
+  std::unordered_map<std::string_view, int32_t> index_;  // views into tokens_
+  struct Merge {
+    int32_t rank;
+    int32_t result;
+  };
+  std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> rank and merged id
+  int32_t byte_token_[256] = {};                // id of each single byte's token
+  std::vector<int32_t> specials_;               // control/user-defined ids matched in text, longest first
+  int32_t bos_id_ = -1, eos_id_ = -1;
+  std::vector<int32_t> stop_ids_;
+};
+
+}  // namespace rooftop::engine

@@ -1,0 +1,155 @@
+// Reading the calibration file: validate schema and fingerprint, then overlay measured ceilings and kernel rates.
+#include "hwdb/calibration.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "hwdb/hwdb.h"
+
+namespace rooftop::hwdb {
+namespace {
+
+using nlohmann::json;
+
+struct Rejected {
+  std::string why;
+};
+
+// A finite number >= 0 (or > 0 when `positive`) at j[key]; throws Rejected otherwise.
+double number(const json& j, const std::string& key, const std::string& where, bool positive) {
+  if (!j.contains(key)) throw Rejected{where + key + " is missing"};
+  const json& v = j.at(key);
+  if (!v.is_number()) throw Rejected{where + key + " is not a number"};
+  double x = v.get<double>();
+  if (!std::isfinite(x) || x < 0 || (positive && x == 0))
+    throw Rejected{where + key + " is " + v.dump() + "; expected a " + (positive ? "positive" : "non-negative") + " number"};
+  return x;
+}
+
+std::string text(const json& j, const std::string& key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty())
+    throw Rejected{where + key + " is missing or not a string"};
+  return j.at(key).get<std::string>();
+}
+
+const json& object(const json& j, const std::string& key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_object()) throw Rejected{where + key + " is missing or not an object"};
+  return j.at(key);
+}
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
+  if (!j.is_object()) throw Rejected{"not a JSON object"};
+  if (!j.contains("schema") || !j.at("schema").is_string() || j.at("schema") != calibration_schema)
+    throw Rejected{"schema is " + (j.contains("schema") ? j.at("schema").dump() : std::string("missing")) +
+                   "; expected \"" + calibration_schema + "\""};
+  const json& machine = object(j, "machine", "");
+  std::string theirs = text(machine, "fingerprint", "machine.");
+  if (theirs != fingerprint)
+    throw Rejected{"written on another machine (fingerprint '" + theirs + "', this machine '" + fingerprint + "')"};
+  std::string date = text(j, "date", "");
+  std::string measured = "measured " + date.substr(0, date.find('T'));
+
+  auto set = [&](const std::string& key, double v) {
+    c.measured[key] = v;
+    c.provenance[key] = measured;
+  };
+  c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);
+  c.provenance["memory_bandwidth_bytes_per_s"] = measured;
+  if (j.contains("memory_bandwidth_1thread_bytes_per_s"))
+    set("memory_bandwidth_1thread_bytes_per_s", number(j, "memory_bandwidth_1thread_bytes_per_s", "", true));
+
+  if (j.contains("peak_flops")) {
+    for (const auto& [fmt, v] : object(j, "peak_flops", "").items()) {
+      double x = number(j.at("peak_flops"), fmt, "peak_flops.", false);
+      if (x == 0) continue;  // not measured
+      c.peak_flops[fmt] = x;
+      c.provenance["peak_flops." + fmt] = measured;
+    }
+    if (c.provenance.count("peak_flops.fp32")) c.provenance["peak_flops"] = c.provenance["peak_flops.fp32"];
+  }
+  if (j.contains("stream"))
+    for (const auto& [name, v] : object(j, "stream", "").items()) {
+      double x = number(j.at("stream"), name, "stream.", false);
+      if (x > 0) set("stream_" + name + "_bytes_per_s", x);
+    }
+  if (j.contains("levels")) {
+    if (!j.at("levels").is_array()) throw Rejected{"levels is not a list"};
+    for (const auto& level : j.at("levels")) {
+      if (!level.is_object()) throw Rejected{"levels[] holds a non-object"};
+      std::string name = lower(text(level, "name", "levels[]."));
+      double bw = number(level, "bandwidth_bytes_per_s", "levels[" + name + "].", false);
+      if (bw > 0) set(name + "_bytes_per_s", bw);
+    }
+  }
+  if (j.contains("kernels")) {
+    if (!j.at("kernels").is_array()) throw Rejected{"kernels is not a list"};
+    for (const auto& k : j.at("kernels")) {
+      if (!k.is_object()) throw Rejected{"kernels[] holds a non-object"};
+      std::string name = text(k, "name", "kernels[].");
+      std::string where = "kernels[" + name + "].";
+      double bytes = k.contains("bytes_per_s") ? number(k, "bytes_per_s", where, false) : 0;
+      double flops = k.contains("flops_per_s") ? number(k, "flops_per_s", where, false) : 0;
+      if (bytes > 0) set(name + "_bytes_per_s", bytes);
+      if (flops > 0) set(name + "_flops_per_s", flops);
+      if (k.contains("fraction_of_ceiling")) {
+        double f = number(k, "fraction_of_ceiling", where, false);
+        if (f > 0) set(name + "_fraction_of_ceiling", f);
+      }
+    }
+  }
+  if (j.contains("overhead")) {
+    const json& o = object(j, "overhead", "");
+    if (o.contains("per_layer_s")) set("overhead_per_layer_s", number(o, "per_layer_s", "overhead.", false));
+    if (o.contains("per_step_s")) set("overhead_per_step_s", number(o, "per_step_s", "overhead.", false));
+  }
+  c.notes.push_back("calibrated: " + measured + " (rooftop calibrate" +
+                    (j.value("quick", false) ? std::string(", quick") : std::string()) + ")");
+}
+
+}  // namespace
+
+std::string machine_fingerprint(const ChipSpec& chip) {
+  long long gb = std::llround(chip.memory_bytes / 1e9);
+  return chip.name + "|" + std::to_string(chip.compute_units.value_or(0)) + "|" + std::to_string(gb);
+}
+
+ChipSpec apply_calibration(ChipSpec chip, const std::string& json_text, std::string* why_rejected) {
+  ChipSpec calibrated = chip;
+  try {
+    json j = json::parse(json_text);
+    overlay(calibrated, j, machine_fingerprint(chip));
+  } catch (const json::exception& e) {
+    if (why_rejected) *why_rejected = std::string("damaged JSON: ") + e.what();
+    return chip;
+  } catch (const Rejected& r) {
+    if (why_rejected) *why_rejected = r.why;
+    return chip;
+  }
+  if (why_rejected) why_rejected->clear();
+  return calibrated;
+}
+
+ChipSpec calibrated_host_cpu() {
+  ChipSpec cpu = detect_host_cpu();
+  std::string path = calibration_path();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return cpu;
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string why;
+  ChipSpec out = apply_calibration(cpu, f ? text.str() : std::string(), &why);
+  if (!why.empty()) std::cerr << "rooftop: ignoring calibration file " << path << ": " << why << "\n";
+  return out;
+}
+
+}  // namespace rooftop::hwdb

@@ -1,0 +1,100 @@
+// The chip database: embedded cards plus user folders, lookup by id, the host CPU, and the cache paths.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analyzer/embedded_file.h"
+#include "analyzer/errors.h"
+#include "hwdb/calibration.h"
+#include "hwdb/hwdb.h"
+
+namespace rooftop {
+extern const EmbeddedFile embedded_chip_cards[];
+extern const std::size_t embedded_chip_cards_count;
+}  // namespace rooftop
+
+namespace rooftop::hwdb {
+namespace {
+
+bool is_host_id(std::string_view id) { return id == "cpu" || id == "local"; }
+
+// Add `chip` to `db`: a new id is appended; an existing id is replaced when `may_replace` (a user card
+// over a built-in one), otherwise two cards claim one id and that is an error.
+void add(Database& db, ChipSpec chip, bool may_replace, const std::vector<std::string>& user_files) {
+  if (is_host_id(chip.id))
+    throw InputError(chip.file + ":" + chip.id + ":id: '" + chip.id + "' is reserved for the host CPU; expected another id");
+  for (auto& existing : db.chips) {
+    if (existing.id != chip.id) continue;
+    bool existing_is_user = std::find(user_files.begin(), user_files.end(), existing.file) != user_files.end();
+    if (!may_replace || existing_is_user)
+      throw InputError(chip.file + ":" + chip.id + ":id: duplicate id, also defined in " + existing.file +
+                       "; expected one card per id");
+    existing = std::move(chip);
+    return;
+  }
+  db.chips.push_back(std::move(chip));
+}
+
+}  // namespace
+
+const ChipSpec* Database::find(std::string_view id) const {
+  for (const auto& c : chips)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+ChipSpec Database::get(std::string_view id) const {
+  if (is_host_id(id)) return calibrated_host_cpu();
+  if (const ChipSpec* c = find(id)) return *c;
+  throw InputError(unknown_id_message("chip", id, ids()));
+}
+
+std::vector<std::string> Database::ids() const {
+  std::vector<std::string> out;
+  for (const auto& c : chips) out.push_back(c.id);
+  out.push_back("cpu");
+  return out;
+}
+
+Database load(const std::vector<std::string>& extra_dirs) {
+  Database db;
+  for (std::size_t i = 0; i < embedded_chip_cards_count; ++i) {
+    const auto& f = embedded_chip_cards[i];
+    add(db, parse_card(f.content, "hwdb/cards/" + std::string(f.name)), false, {});
+  }
+  std::vector<std::string> user_files;
+  for (const auto& dir : extra_dirs) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+      throw InputError("--hwdb " + dir + ": no such folder; expected a folder of chip cards (*.yaml)");
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
+    if (ec) throw InputError("--hwdb " + dir + ": cannot list the folder: " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw InputError(path.string() + ": cannot read the file");
+      std::stringstream text;
+      text << in.rdbuf();
+      ChipSpec chip = parse_card(text.str(), path.string());
+      user_files.push_back(path.string());
+      add(db, std::move(chip), true, user_files);
+    }
+  }
+  return db;
+}
+
+std::string cache_dir() {
+  if (const char* d = std::getenv("ROOFTOP_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rooftop";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/rooftop";
+  return ".cache/rooftop";
+}
+
+std::string calibration_path() { return cache_dir() + "/calibration/local.json"; }
+
+}  // namespace rooftop::hwdb

@@ -1,0 +1,45 @@
+// Per-ISA kernel table (scalar, AVX2+FMA, AVX-512+VNNI), chosen once from CPUID.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/kernels.h"
+#include "kernels/cpu/q8_activations.h"
+
+namespace rooftop::kernels {
+
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
+
+struct KernelTable {
+  const char* name = "scalar";
+  // dst (k) from the blocks at src (k / block_values blocks). Bit-exact with dequantize_row_ref.
+  void (*dequantize)(WeightFormat f, const std::byte* src, float* dst, int64_t k) = nullptr;
+  // x (k) -> xq, identical to quantize_activations_q8_ref.
+  void (*quantize_q8)(const float* x, int64_t k, Q8Activations& xq) = nullptr;
+  // y[r] = W[r] . x for r in [r0, r1); xq is x quantized when gemv_uses_q8_activations(W.format).
+  void (*gemv_rows)(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0,
+                    int64_t r1) = nullptr;
+  // Y (n, m) columns [j0, j1) = X (n, k) W[j0:j1]^T, using a thread-local panel buffer.
+  void (*gemm_cols)(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) = nullptr;
+  int64_t gemm_cols_per_task = 64;  // granularity of the column split across threads
+  // Helpers for attention: dot products and y += a * x over n values, x in fp32 or fp16.
+  float (*dot_f32)(const float* a, const float* b, int64_t n) = nullptr;
+  float (*dot_f16)(const uint16_t* a, const float* b, int64_t n) = nullptr;
+  void (*axpy_f32)(float a, const float* x, float* y, int64_t n) = nullptr;
+  void (*axpy_f16)(float a, const uint16_t* x, float* y, int64_t n) = nullptr;
+};
+
+bool isa_supported(Isa isa);            // CPUID (and OS register-state) check
+const KernelTable& kernel_table(Isa isa);  // the table of one ISA (must be supported)
+const KernelTable& active_kernels();    // best supported ISA, chosen once
+Isa active_isa();
+
+// Scalar dequantization of k values (k % block_values(f) == 0); no argument checks (dequantize_ref.cpp).
+void dequantize_blocks_ref(WeightFormat f, const std::byte* src, float* dst, int64_t k);
+
+// Filled by the ISA files (kernels_scalar.cpp, kernels_avx2.cpp, kernels_avx512.cpp).
+KernelTable make_scalar_kernels();
+KernelTable make_avx2_kernels();
+KernelTable make_avx512_kernels();
+
+}  // namespace rooftop::kernels

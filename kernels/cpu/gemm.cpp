@@ -1,0 +1,52 @@
+// Prefill GEMM Y (n, m) = X (n, k) W^T: weight rows split over the pool in panels dequantized once per call.
+//
+// Napkin math: 2*n*m*k FLOPs; each weight byte is read once and each panel reused across all n tokens,
+// so for n >= ~64 the kernel is compute-bound (FMA throughput), unlike the decode GEMV.
+#include <vector>
+
+#include "kernels/cpu/checks.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace rooftop::kernels {
+
+namespace {
+void check_gemm(const char* op, const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) {
+  check_weight(op, W);
+  if (n < 0) throw InputError(std::string(op) + ": token count n = " + std::to_string(n) + "; expected n >= 0");
+  check_size(op, "X (n, k)", int64_t(X.size()), n * W.k);
+  check_size(op, "Y (n, m)", int64_t(Y.size()), n * W.m);
+}
+}  // namespace
+
+void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool) {
+  check_gemm("gemm", W, X, n, Y);
+  if (n == 0 || W.m == 0) return;
+  if (W.k == 0) {
+    std::fill(Y.begin(), Y.end(), 0.0f);
+    return;
+  }
+  const KernelTable& t = active_kernels();
+  const int64_t per = t.gemm_cols_per_task, tasks = (W.m + per - 1) / per;
+  const float* xp = X.data();
+  float* yp = Y.data();
+  pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
+    t.gemm_cols(W, xp, n, yp, b * per, std::min(W.m, e * per));
+  });
+}
+
+void gemm_ref(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) {
+  check_gemm("gemm_ref", W, X, n, Y);
+  std::vector<float> row(size_t(W.k));
+  const int64_t rb = row_bytes(W.format, W.k);
+  for (int64_t j = 0; j < W.m; ++j) {
+    dequantize_blocks_ref(W.format, W.data + j * rb, row.data(), W.k);
+    for (int64_t i = 0; i < n; ++i) {
+      double s = 0;
+      for (int64_t p = 0; p < W.k; ++p) s += double(X[size_t(i * W.k + p)]) * double(row[size_t(p)]);
+      Y[size_t(i * W.m + j)] = float(s);
+    }
+  }
+}
+
+}  // namespace rooftop::kernels

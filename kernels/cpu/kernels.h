@@ -1,0 +1,81 @@
+// The CPU inference kernels' public interface: typed weight views, GEMV/GEMM, attention, elementwise ops.
+//
+// Dimension legend: n = tokens in a batch, k = input features (columns of W), m = output features
+// (rows of W), h = query heads, hk = KV heads, d = head dim, t = cached positions.
+// W is always row-major (m rows of k values); each row is stored in the weight's format, with
+// GGUF's block layout (k must be a multiple of the format's block size). This matches GGUF/ggml,
+// where a tensor of ne = [k, m] is m rows of k values.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace rooftop::kernels {
+
+class ThreadPool;  // thread_pool.h
+
+// GGUF tensor types the kernels read. Values equal ggml's type ids, so a GGUF tensor type maps 1:1.
+enum class WeightFormat : uint32_t {
+  f32 = 0, f16 = 1, q4_0 = 2, q4_1 = 3, q8_0 = 8, q4_k = 12, q6_k = 14, bf16 = 30,
+};
+
+const char* format_name(WeightFormat f);           // "q4_1"
+int64_t block_values(WeightFormat f);              // values per block (1 for f32/f16/bf16)
+int64_t block_bytes(WeightFormat f);               // bytes per block
+int64_t row_bytes(WeightFormat f, int64_t k);      // bytes of one row of k values (k % block_values == 0)
+
+// A typed, non-owning view of a weight matrix: W is (m, k), row-major, rows in `format`.
+struct WeightView {
+  WeightFormat format = WeightFormat::f32;
+  const std::byte* data = nullptr;  // m * row_bytes(format, k) bytes
+  int64_t m = 0;                    // rows (output features)
+  int64_t k = 0;                    // columns (input features)
+  int64_t bytes() const { return m * row_bytes(format, k); }
+};
+
+// Dequantize one row: src holds row_bytes(f, k) bytes, dst is (k). Bit-exact with dequantize_row_ref.
+void dequantize_row(WeightFormat f, const std::byte* src, std::span<float> dst);
+void dequantize_row_ref(WeightFormat f, const std::byte* src, std::span<float> dst);  // scalar reference
+
+// Quantize (for tests, synthetic weights and benchmarks): src is (k) floats, dst row_bytes(f, k) bytes.
+void quantize_row(WeightFormat f, std::span<const float> src, std::byte* dst);
+
+// Decode GEMV: y (m) = W (m, k) x (k). Dequantizes on the fly; never expands W in memory.
+void gemv(const WeightView& W, std::span<const float> x, std::span<float> y, ThreadPool& pool);
+void gemv_ref(const WeightView& W, std::span<const float> x, std::span<float> y);  // scalar reference
+
+// Prefill GEMM: Y (n, m) = X (n, k) W^T, i.e. every token's row times every weight row. Cache-blocked.
+void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool);
+void gemm_ref(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y);
+
+// KV cache layout for one layer: K and V are (t_capacity, hk, d) rows, position-major; kv_f16 selects
+// fp16 storage (uint16_t halves) instead of fp32.
+struct KvView {
+  const void* k = nullptr;
+  const void* v = nullptr;
+  bool f16 = false;
+  int64_t kv_heads = 0;   // hk
+  int64_t head_dim = 0;   // d
+};
+
+// Decode attention for one token: q (h, d), cache holds t positions; out (h, d).
+// Query head i reads KV head i / (h / hk) (grouped-query). Scale = 1/sqrt(d). Softmax with running max.
+void attention_decode(std::span<const float> q, int64_t heads, const KvView& kv, int64_t t,
+                      std::span<float> out, ThreadPool& pool);
+void attention_decode_ref(std::span<const float> q, int64_t heads, const KvView& kv, int64_t t,
+                          std::span<float> out);
+
+// Elementwise and small ops (single row unless stated).
+// RMSNorm: out (k) = x / sqrt(mean(x^2) + eps) * w.
+void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std::span<float> out);
+// RoPE (GPT-NeoX / llama.cpp "normal" llama layout: pairs (2i, 2i+1)) on x (heads, d) at position pos.
+void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, float theta_base);
+// SwiGLU: out (f) = silu(gate) * up.
+void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out);
+// Softmax in place, numerically stable.
+void softmax(std::span<float> x);
+int64_t argmax(std::span<const float> x);
+// Indices of the k largest values, largest first (ties: lower index first). out.size() == k.
+void top_k(std::span<const float> x, std::span<int64_t> out);
+
+}  // namespace rooftop::kernels

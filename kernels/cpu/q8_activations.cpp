@@ -1,0 +1,139 @@
+// Scalar q8 activation quantizer and the scalar reference of the integer-dot GEMV (same algorithm as SIMD).
+#include "kernels/cpu/q8_activations.h"
+
+#include <cmath>
+
+#include "kernels/cpu/blocks.h"
+#include "kernels/cpu/half.h"
+
+namespace rooftop::kernels {
+
+bool gemv_uses_q8_activations(WeightFormat f) {
+  return f == WeightFormat::q4_0 || f == WeightFormat::q4_1 || f == WeightFormat::q8_0 || f == WeightFormat::q4_k ||
+         f == WeightFormat::q6_k;
+}
+
+void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out) {
+  const int64_t k = int64_t(x.size()), nb = k / kQ8ActValues;
+  out.resize(k);
+  for (int64_t b = 0; b < nb; ++b) {
+    const float* xb = x.data() + b * kQ8ActValues;
+    float amax = 0;
+    for (int j = 0; j < kQ8ActValues; ++j) amax = std::fmax(amax, std::fabs(xb[j]));
+    const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < kQ8ActValues; ++j) {
+      const int q = int(std::nearbyint(xb[j] * id));  // round half to even, as cvtps2dq
+      out.q[size_t(b * kQ8ActValues + j)] = int8_t(q);
+      sum += q;
+    }
+    out.d[size_t(b)] = d;
+    out.sum_scaled[size_t(b)] = d * float(sum);
+  }
+}
+
+namespace {
+
+// y = sum over blocks of (dw * dx) * integer dot, plus the block's min/offset term.
+float row_q4_0(const BlockQ4_0* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = xq.q.data() + b * 32;
+    int dot = 0;
+    for (int j = 0; j < 16; ++j) dot += (int(w[b].qs[j] & 0xF) - 8) * q[j] + (int(w[b].qs[j] >> 4) - 8) * q[j + 16];
+    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
+  }
+  return acc;
+}
+
+float row_q4_1(const BlockQ4_1* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = xq.q.data() + b * 32;
+    int dot = 0;
+    for (int j = 0; j < 16; ++j) dot += int(w[b].qs[j] & 0xF) * q[j] + int(w[b].qs[j] >> 4) * q[j + 16];
+    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot) + fp16_to_fp32(w[b].m) * xq.sum_scaled[size_t(b)];
+  }
+  return acc;
+}
+
+float row_q8_0(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = xq.q.data() + b * 32;
+    int dot = 0;
+    for (int j = 0; j < 32; ++j) dot += int(w[b].qs[j]) * q[j];
+    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
+  }
+  return acc;
+}
+
+float row_q4_k(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const float d = fp16_to_fp32(w[b].d), dmin = fp16_to_fp32(w[b].dmin);
+    for (int j = 0; j < 8; ++j) {  // sub-block j: 32 values, nibbles in chunk j / 2, low or high half
+      uint8_t sc, m;
+      q4k_scale_min(w[b].scales, j, sc, m);
+      const uint8_t* qs = w[b].qs + 32 * (j / 2);
+      const int shift = 4 * (j % 2);
+      const int64_t xb = b * 8 + j;
+      const int8_t* q = xq.q.data() + xb * 32;
+      int dot = 0;
+      for (int l = 0; l < 32; ++l) dot += int((qs[l] >> shift) & 0xF) * q[l];
+      acc += d * float(sc) * xq.d[size_t(xb)] * float(dot) - dmin * float(m) * xq.sum_scaled[size_t(xb)];
+    }
+  }
+  return acc;
+}
+
+// Per activation block of 32 (two q6 sub-blocks of 16 with int8 scales): d * dx * sum(sc * (q - 32) * qx).
+float row_q6_k(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    int q6[kQkValues];  // q - 32, in element order (decoded as in dequantize_ref.cpp)
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = w[b].ql + 64 * half;
+      const uint8_t* qh = w[b].qh + 32 * half;
+      int* q = q6 + 128 * half;
+      for (int l = 0; l < 32; ++l) {
+        q[l] = int((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+        q[l + 32] = int((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        q[l + 64] = int((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        q[l + 96] = int((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+      }
+    }
+    const float d = fp16_to_fp32(w[b].d);
+    for (int j = 0; j < 8; ++j) {
+      const int64_t xb = b * 8 + j;
+      const int8_t* q = xq.q.data() + xb * 32;
+      int dot = 0;
+      for (int h = 0; h < 2; ++h) {
+        int sub = 0;
+        for (int l = 0; l < 16; ++l) sub += q6[32 * j + 16 * h + l] * q[16 * h + l];
+        dot += int(w[b].scales[2 * j + h]) * sub;
+      }
+      acc += d * xq.d[size_t(xb)] * float(dot);
+    }
+  }
+  return acc;
+}
+
+}  // namespace
+
+void gemv_q8_rows_ref(const WeightView& W, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {
+  const int64_t rb = row_bytes(W.format, W.k), nb = W.k / block_values(W.format);
+  for (int64_t r = r0; r < r1; ++r) {
+    const std::byte* row = W.data + r * rb;
+    switch (W.format) {
+      case WeightFormat::q4_0: y[r] = row_q4_0(reinterpret_cast<const BlockQ4_0*>(row), xq, nb); break;
+      case WeightFormat::q4_1: y[r] = row_q4_1(reinterpret_cast<const BlockQ4_1*>(row), xq, nb); break;
+      case WeightFormat::q8_0: y[r] = row_q8_0(reinterpret_cast<const BlockQ8_0*>(row), xq, nb); break;
+      case WeightFormat::q4_k: y[r] = row_q4_k(reinterpret_cast<const BlockQ4K*>(row), xq, nb); break;
+      case WeightFormat::q6_k: y[r] = row_q6_k(reinterpret_cast<const BlockQ6K*>(row), xq, nb); break;
+      default: y[r] = 0; break;  // not an integer-dot format; callers check gemv_uses_q8_activations
+    }
+  }
+}
+
+}  // namespace rooftop::kernels

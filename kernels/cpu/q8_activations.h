@@ -1,0 +1,37 @@
+// Activations quantized to int8 blocks of 32 for integer-dot GEMV, and the scalar integer GEMV reference.
+//
+// x (k) ~= d[b] * q[i] for i in block b = i / 32; d[b] = max|x in b| / 127, q = round-half-even(x / d).
+// sum_scaled[b] = d[b] * sum(q in b) carries the q4_1/q4_k min term and the q4_0 offset term.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/cpu/kernels.h"
+
+namespace rooftop::kernels {
+
+constexpr int kQ8ActValues = 32;
+
+struct Q8Activations {
+  std::vector<int8_t> q;           // (k)
+  std::vector<float> d;            // (k / 32)
+  std::vector<float> sum_scaled;   // (k / 32)
+  void resize(int64_t k) {
+    q.resize(size_t(k));
+    d.resize(size_t(k / kQ8ActValues));
+    sum_scaled.resize(size_t(k / kQ8ActValues));
+  }
+};
+
+// True for formats whose GEMV multiplies int8 activations (q4_0, q4_1, q8_0, q4_k, q6_k).
+bool gemv_uses_q8_activations(WeightFormat f);
+
+// Scalar quantizer: x (k), k % 32 == 0. The SIMD quantizers produce identical q, d and sum_scaled.
+void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out);
+
+// Scalar reference of the integer GEMV for rows [r0, r1): per block, an exact integer dot of the weight
+// quants with xq's quants, times the float scales; y (m). Only for formats where gemv_uses_q8_activations.
+void gemv_q8_rows_ref(const WeightView& W, const Q8Activations& xq, float* y, int64_t r0, int64_t r1);
+
+}  // namespace rooftop::kernels

@@ -1,0 +1,153 @@
+// Round-to-nearest quantizers for every weight format (tests, synthetic weights, benchmarks).
+// They produce valid ggml blocks; the k-quants are simple min/max fits, not ggml's search-based ones.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/blocks.h"
+#include "kernels/cpu/checks.h"
+#include "kernels/cpu/half.h"
+#include "kernels/cpu/kernels.h"
+
+namespace rooftop::kernels {
+namespace {
+
+int clamp_round(float v, int lo, int hi) { return std::clamp(int(std::lround(v)), lo, hi); }
+
+void quant_q8_0(const float* x, BlockQ8_0* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+    b[i].d = fp32_to_fp16(amax / 127.0f);
+    const float d = fp16_to_fp32(b[i].d), id = d != 0 ? 1.0f / d : 0.0f;
+    for (int j = 0; j < 32; ++j) b[i].qs[j] = int8_t(clamp_round(x[j] * id, -127, 127));
+  }
+}
+
+void quant_q4_0(const float* x, BlockQ4_0* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    float amax = 0, vmax = 0;  // value of largest magnitude, with its sign: it maps to q = 0 (-8 * d)
+    for (int j = 0; j < 32; ++j)
+      if (std::fabs(x[j]) > amax) amax = std::fabs(x[j]), vmax = x[j];
+    b[i].d = fp32_to_fp16(vmax / -8.0f);
+    const float d = fp16_to_fp32(b[i].d), id = d != 0 ? 1.0f / d : 0.0f;
+    for (int j = 0; j < 16; ++j) {
+      const int q0 = clamp_round(x[j] * id + 8.0f, 0, 15), q1 = clamp_round(x[j + 16] * id + 8.0f, 0, 15);
+      b[i].qs[j] = uint8_t(q0 | (q1 << 4));
+    }
+  }
+}
+
+void quant_q4_1(const float* x, BlockQ4_1* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    const auto [lo, hi] = std::minmax_element(x, x + 32);
+    b[i].d = fp32_to_fp16((*hi - *lo) / 15.0f);
+    b[i].m = fp32_to_fp16(*lo);
+    const float d = fp16_to_fp32(b[i].d), m = fp16_to_fp32(b[i].m), id = d != 0 ? 1.0f / d : 0.0f;
+    for (int j = 0; j < 16; ++j) {
+      const int q0 = clamp_round((x[j] - m) * id, 0, 15), q1 = clamp_round((x[j + 16] - m) * id, 0, 15);
+      b[i].qs[j] = uint8_t(q0 | (q1 << 4));
+    }
+  }
+}
+
+void quant_q4_k(const float* x, BlockQ4K* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += kQkValues) {
+    float scale[8], mins[8];  // per sub-block of 32: value ~= scale * q - mins, mins >= 0
+    for (int j = 0; j < 8; ++j) {
+      const auto [lo, hi] = std::minmax_element(x + 32 * j, x + 32 * j + 32);
+      const float mn = std::min(*lo, 0.0f);
+      scale[j] = (*hi - mn) / 15.0f;
+      mins[j] = -mn;
+    }
+    const float smax = *std::max_element(scale, scale + 8), mmax = *std::max_element(mins, mins + 8);
+    b[i].d = fp32_to_fp16(smax / 63.0f);
+    b[i].dmin = fp32_to_fp16(mmax / 63.0f);
+    const float d = fp16_to_fp32(b[i].d), dmin = fp16_to_fp32(b[i].dmin);
+    uint8_t sc[8], mq[8];
+    for (int j = 0; j < 8; ++j) {
+      sc[j] = uint8_t(d != 0 ? clamp_round(scale[j] / d, 0, 63) : 0);
+      mq[j] = uint8_t(dmin != 0 ? clamp_round(mins[j] / dmin, 0, 63) : 0);
+    }
+    std::memset(b[i].scales, 0, 12);
+    for (int j = 0; j < 4; ++j) {
+      b[i].scales[j] = uint8_t(sc[j] | ((sc[j + 4] >> 4) << 6));
+      b[i].scales[j + 4] = uint8_t(mq[j] | ((mq[j + 4] >> 4) << 6));
+      b[i].scales[j + 8] = uint8_t((sc[j + 4] & 0xF) | ((mq[j + 4] & 0xF) << 4));
+    }
+    for (int c = 0; c < 4; ++c) {
+      int q[2][32];
+      for (int h = 0; h < 2; ++h) {
+        const int j = 2 * c + h;
+        const float dj = d * float(sc[j]), mj = dmin * float(mq[j]), id = dj != 0 ? 1.0f / dj : 0.0f;
+        for (int l = 0; l < 32; ++l) q[h][l] = clamp_round((x[32 * j + l] + mj) * id, 0, 15);
+      }
+      for (int l = 0; l < 32; ++l) b[i].qs[32 * c + l] = uint8_t(q[0][l] | (q[1][l] << 4));
+    }
+  }
+}
+
+void quant_q6_k(const float* x, BlockQ6K* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += kQkValues) {
+    float scale[16];  // per sub-block of 16: the signed value of largest magnitude maps to q - 32 = -32
+    float amax_all = 0;
+    for (int j = 0; j < 16; ++j) {
+      float amax = 0, vmax = 0;
+      for (int l = 0; l < 16; ++l)
+        if (std::fabs(x[16 * j + l]) > amax) amax = std::fabs(x[16 * j + l]), vmax = x[16 * j + l];
+      scale[j] = vmax / -32.0f;
+      amax_all = std::max(amax_all, std::fabs(scale[j]));
+    }
+    b[i].d = fp32_to_fp16(amax_all / 127.0f);
+    const float d = fp16_to_fp32(b[i].d);
+    uint8_t L[kQkValues];
+    for (int j = 0; j < 16; ++j) {
+      b[i].scales[j] = int8_t(d != 0 ? clamp_round(scale[j] / d, -128, 127) : 0);
+      const float dj = d * float(b[i].scales[j]), id = dj != 0 ? 1.0f / dj : 0.0f;
+      for (int l = 0; l < 16; ++l) L[16 * j + l] = uint8_t(clamp_round(x[16 * j + l] * id, -32, 31) + 32);
+    }
+    for (int h = 0; h < 2; ++h) {
+      const uint8_t* q = L + 128 * h;
+      uint8_t* ql = b[i].ql + 64 * h;
+      uint8_t* qh = b[i].qh + 32 * h;
+      for (int l = 0; l < 32; ++l) {
+        ql[l] = uint8_t((q[l] & 0xF) | ((q[l + 64] & 0xF) << 4));
+        ql[l + 32] = uint8_t((q[l + 32] & 0xF) | ((q[l + 96] & 0xF) << 4));
+        qh[l] = uint8_t((q[l] >> 4) | ((q[l + 32] >> 4) << 2) | ((q[l + 64] >> 4) << 4) | ((q[l + 96] >> 4) << 6));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void quantize_row(WeightFormat f, std::span<const float> src, std::byte* dst) {
+  const int64_t k = int64_t(src.size());
+  row_bytes(f, k);  // validates format and block multiple
+  if (dst == nullptr && k > 0) throw InputError("quantize_row: destination is null");
+  for (float v : src)
+    if (!std::isfinite(v)) throw InputError(std::string("quantize_row: input holds a non-finite value; expected finite floats"));
+  const int64_t nb = k / block_values(f);
+  switch (f) {
+    case WeightFormat::f32: std::memcpy(dst, src.data(), size_t(k) * 4); return;
+    case WeightFormat::f16:
+      for (int64_t i = 0; i < k; ++i) {
+        const uint16_t h = fp32_to_fp16(src[size_t(i)]);
+        std::memcpy(dst + 2 * i, &h, 2);
+      }
+      return;
+    case WeightFormat::bf16:
+      for (int64_t i = 0; i < k; ++i) {
+        const uint16_t h = fp32_to_bf16(src[size_t(i)]);
+        std::memcpy(dst + 2 * i, &h, 2);
+      }
+      return;
+    case WeightFormat::q4_0: quant_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), nb); return;
+    case WeightFormat::q4_1: quant_q4_1(src.data(), reinterpret_cast<BlockQ4_1*>(dst), nb); return;
+    case WeightFormat::q8_0: quant_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), nb); return;
+    case WeightFormat::q4_k: quant_q4_k(src.data(), reinterpret_cast<BlockQ4K*>(dst), nb); return;
+    case WeightFormat::q6_k: quant_q6_k(src.data(), reinterpret_cast<BlockQ6K*>(dst), nb); return;
+  }
+}
+
+}  // namespace rooftop::kernels

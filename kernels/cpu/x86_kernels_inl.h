@@ -1,0 +1,491 @@
+// Shared x86 SIMD kernels (256-bit vectors), included by kernels_avx2.cpp and kernels_avx512.cpp, which
+// compile them with their own ISA flags. Everything has internal linkage so the copies never merge.
+//
+// The including file defines first, inside namespace rooftop::kernels::{anonymous}:
+//   ROOFTOP_VNNI (0 or 1): int8 dots with AVX512-VNNI vpdpbusd instead of AVX2 maddubs + madd;
+//   kGemmNR, kGemmMR and gemm_micro(mr, X, ldx, P, kc, Y, ldy, nr, accumulate): the GEMM register tile.
+// Dimension legend: k = values per weight row, m = rows, n = tokens, kc = k-slice of a packed panel.
+#pragma once
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+
+#include "kernels/cpu/blocks.h"
+#include "kernels/cpu/dispatch.h"
+
+namespace rooftop::kernels {
+namespace {
+
+inline float h2f(uint16_t h) { return _cvtsh_ss(h); }
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+inline int hsum_i32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
+// 16 bytes of packed nibbles -> 32 bytes 0..15: low nibbles (elements 0..15), then high (16..31).
+inline __m256i unpack_nibbles(const uint8_t* qs) {
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), mask), _mm_and_si128(b, mask));
+}
+
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// 8 int32 lanes, each the sum of 4 products u8 * s8 (u in 0..255, s in -127..127; no saturation for our ranges).
+inline __m256i dot_u8s8(__m256i u, __m256i s) {
+#if ROOFTOP_VNNI
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
+#else
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+#endif
+}
+
+// 32 int8 -> 4 x 8 floats (exact).
+inline void i8x32_to_f32(__m256i v, __m256 out[4]) {
+  const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+  out[0] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
+  out[1] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
+  out[2] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
+  out[3] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
+}
+
+// ---- dequantization: the same float operations, in the same order, as dequantize_ref.cpp ----
+
+void dequant_q4_0_simd(const BlockQ4_0* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    __m256 f[4];
+    i8x32_to_f32(_mm256_sub_epi8(unpack_nibbles(b[i].qs), _mm256_set1_epi8(8)), f);
+    const __m256 d = _mm256_set1_ps(h2f(b[i].d));
+    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + 8 * g, _mm256_mul_ps(f[g], d));
+  }
+}
+
+void dequant_q4_1_simd(const BlockQ4_1* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    __m256 f[4];
+    i8x32_to_f32(unpack_nibbles(b[i].qs), f);
+    const __m256 d = _mm256_set1_ps(h2f(b[i].d)), m = _mm256_set1_ps(h2f(b[i].m));
+    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + 8 * g, _mm256_add_ps(_mm256_mul_ps(f[g], d), m));
+  }
+}
+
+void dequant_q8_0_simd(const BlockQ8_0* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    __m256 f[4];
+    i8x32_to_f32(load32(b[i].qs), f);
+    const __m256 d = _mm256_set1_ps(h2f(b[i].d));
+    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + 8 * g, _mm256_mul_ps(f[g], d));
+  }
+}
+
+void dequant_q4_k_simd(const BlockQ4K* b, float* y, int64_t nb) {
+  const __m256i mask = _mm256_set1_epi8(0x0F);
+  for (int64_t i = 0; i < nb; ++i) {
+    const float d = h2f(b[i].d), dmin = h2f(b[i].dmin);
+    for (int c = 0; c < 4; ++c, y += 64) {
+      uint8_t sc0, m0, sc1, m1;
+      q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
+      q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
+      const __m256i q = load32(b[i].qs + 32 * c);
+      __m256 lo[4], hi[4];
+      i8x32_to_f32(_mm256_and_si256(q, mask), lo);
+      i8x32_to_f32(_mm256_and_si256(_mm256_srli_epi16(q, 4), mask), hi);
+      const __m256 d0 = _mm256_set1_ps(d * float(sc0)), mm0 = _mm256_set1_ps(dmin * float(m0));
+      const __m256 d1 = _mm256_set1_ps(d * float(sc1)), mm1 = _mm256_set1_ps(dmin * float(m1));
+      for (int g = 0; g < 4; ++g) {
+        _mm256_storeu_ps(y + 8 * g, _mm256_sub_ps(_mm256_mul_ps(d0, lo[g]), mm0));
+        _mm256_storeu_ps(y + 32 + 8 * g, _mm256_sub_ps(_mm256_mul_ps(d1, hi[g]), mm1));
+      }
+    }
+  }
+}
+
+inline __m256i load8_u8_to_i32(const uint8_t* p) {
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+}
+
+void dequant_q6_k_simd(const BlockQ6K* b, float* y, int64_t nb) {
+  const __m256i m4 = _mm256_set1_epi32(0xF), m2 = _mm256_set1_epi32(3), off = _mm256_set1_epi32(32);
+  for (int64_t i = 0; i < nb; ++i) {
+    const float d = h2f(b[i].d);
+    const uint8_t* ql = b[i].ql;
+    const uint8_t* qh = b[i].qh;
+    const int8_t* sc = b[i].scales;
+    for (int half = 0; half < 2; ++half, y += 128, ql += 64, qh += 32, sc += 8) {
+      for (int l = 0; l < 32; l += 8) {
+        const int s = l / 16;
+        const __m256i a = load8_u8_to_i32(ql + l), c = load8_u8_to_i32(ql + l + 32), h = load8_u8_to_i32(qh + l);
+        const __m256i q1 = _mm256_sub_epi32(
+            _mm256_or_si256(_mm256_and_si256(a, m4), _mm256_slli_epi32(_mm256_and_si256(h, m2), 4)), off);
+        const __m256i q2 = _mm256_sub_epi32(
+            _mm256_or_si256(_mm256_and_si256(c, m4),
+                            _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(h, 2), m2), 4)), off);
+        const __m256i q3 = _mm256_sub_epi32(
+            _mm256_or_si256(_mm256_srli_epi32(a, 4),
+                            _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(h, 4), m2), 4)), off);
+        const __m256i q4 = _mm256_sub_epi32(
+            _mm256_or_si256(_mm256_srli_epi32(c, 4), _mm256_slli_epi32(_mm256_srli_epi32(h, 6), 4)), off);
+        _mm256_storeu_ps(y + l, _mm256_mul_ps(_mm256_set1_ps(d * float(sc[s])), _mm256_cvtepi32_ps(q1)));
+        _mm256_storeu_ps(y + l + 32, _mm256_mul_ps(_mm256_set1_ps(d * float(sc[s + 2])), _mm256_cvtepi32_ps(q2)));
+        _mm256_storeu_ps(y + l + 64, _mm256_mul_ps(_mm256_set1_ps(d * float(sc[s + 4])), _mm256_cvtepi32_ps(q3)));
+        _mm256_storeu_ps(y + l + 96, _mm256_mul_ps(_mm256_set1_ps(d * float(sc[s + 6])), _mm256_cvtepi32_ps(q4)));
+      }
+    }
+  }
+}
+
+void dequantize_simd(WeightFormat f, const std::byte* src, float* dst, int64_t k) {
+  const int64_t nb = k / block_values(f);
+  switch (f) {
+    case WeightFormat::f32: std::memcpy(dst, src, size_t(k) * 4); return;
+    case WeightFormat::f16: {
+      const uint16_t* h = reinterpret_cast<const uint16_t*>(src);
+      int64_t i = 0;
+      for (; i + 8 <= k; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+      for (; i < k; ++i) dst[i] = h2f(h[i]);
+      return;
+    }
+    case WeightFormat::bf16: {
+      const uint16_t* h = reinterpret_cast<const uint16_t*>(src);
+      int64_t i = 0;
+      for (; i + 8 <= k; i += 8) {
+        const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i)));
+        _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
+      }
+      for (; i < k; ++i) {
+        const uint32_t bits = uint32_t(h[i]) << 16;
+        std::memcpy(dst + i, &bits, 4);
+      }
+      return;
+    }
+    case WeightFormat::q4_0: return dequant_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(src), dst, nb);
+    case WeightFormat::q4_1: return dequant_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(src), dst, nb);
+    case WeightFormat::q8_0: return dequant_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(src), dst, nb);
+    case WeightFormat::q4_k: return dequant_q4_k_simd(reinterpret_cast<const BlockQ4K*>(src), dst, nb);
+    case WeightFormat::q6_k: return dequant_q6_k_simd(reinterpret_cast<const BlockQ6K*>(src), dst, nb);
+  }
+}
+
+// ---- activations to q8 blocks (identical to quantize_activations_q8_ref) ----
+
+void quantize_q8_simd(const float* x, int64_t k, Q8Activations& xq) {
+  xq.resize(k);
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int64_t b = 0; b < k / 32; ++b) {
+    __m256 v[4];
+    for (int g = 0; g < 4; ++g) v[g] = _mm256_loadu_ps(x + 32 * b + 8 * g);
+    __m256 mx = _mm256_max_ps(_mm256_max_ps(_mm256_and_ps(v[0], abs_mask), _mm256_and_ps(v[1], abs_mask)),
+                              _mm256_max_ps(_mm256_and_ps(v[2], abs_mask), _mm256_and_ps(v[3], abs_mask)));
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+    const float amax = _mm_cvtss_f32(m4);
+    const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    const __m256 vid = _mm256_set1_ps(id);
+    __m256i q[4];
+    for (int g = 0; g < 4; ++g) q[g] = _mm256_cvtps_epi32(_mm256_mul_ps(v[g], vid));
+    const int sum = hsum_i32(_mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])));
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(xq.q.data() + 32 * b), _mm256_permutevar8x32_epi32(p, order));
+    xq.d[size_t(b)] = d;
+    xq.sum_scaled[size_t(b)] = d * float(sum);
+  }
+}
+
+// ---- float dot products and axpy (GEMV of f32/f16/bf16 rows, attention) ----
+
+float dot_f32_simd(const float* a, const float* b, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+  float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline __m256 load_f16x8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+float dot_f16_simd(const uint16_t* a, const float* b, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(load_f16x8(a + i), _mm256_loadu_ps(b + i), s0);
+    s1 = _mm256_fmadd_ps(load_f16x8(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    s2 = _mm256_fmadd_ps(load_f16x8(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+    s3 = _mm256_fmadd_ps(load_f16x8(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load_f16x8(a + i), _mm256_loadu_ps(b + i), s0);
+  float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; ++i) s += h2f(a[i]) * b[i];
+  return s;
+}
+
+inline __m256 load_bf16x8(const uint16_t* p) {
+  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+float dot_bf16_simd(const uint16_t* a, const float* b, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(load_bf16x8(a + i), _mm256_loadu_ps(b + i), s0);
+    s1 = _mm256_fmadd_ps(load_bf16x8(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    s2 = _mm256_fmadd_ps(load_bf16x8(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+    s3 = _mm256_fmadd_ps(load_bf16x8(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load_bf16x8(a + i), _mm256_loadu_ps(b + i), s0);
+  float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; ++i) {
+    const uint32_t bits = uint32_t(a[i]) << 16;
+    float w;
+    std::memcpy(&w, &bits, 4);
+    s += w * b[i];
+  }
+  return s;
+}
+
+void axpy_f32_simd(float a, const float* x, float* y, int64_t n) {
+  const __m256 va = _mm256_set1_ps(a);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+  for (; i < n; ++i) y[i] += a * x[i];
+}
+
+void axpy_f16_simd(float a, const uint16_t* x, float* y, int64_t n) {
+  const __m256 va = _mm256_set1_ps(a);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, load_f16x8(x + i), _mm256_loadu_ps(y + i)));
+  for (; i < n; ++i) y[i] += a * h2f(x[i]);
+}
+
+// ---- integer-dot GEMV rows: sum over blocks of dw * dx * (int dot) + the block's min/offset term ----
+
+// Lane i = sum of the 8 int32 lanes of v[i], as floats: one reduction per 8 blocks instead of one
+// broadcast-multiply-add per block.
+inline __m256 hsum8x8(const __m256i v[8]) {
+  const __m256i ab = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+  const __m256i cd = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
+  // ab = [v0..v3 low-half sums | v0..v3 high-half sums], cd likewise for v4..v7
+  const __m256i lo = _mm256_permute2x128_si256(ab, cd, 0x20), hi = _mm256_permute2x128_si256(ab, cd, 0x31);
+  return _mm256_cvtepi32_ps(_mm256_add_epi32(lo, hi));
+}
+
+// The fp16 field at byte `offset` of 8 consecutive blocks of `stride` bytes, as floats.
+inline __m256 load_fp16_field8(const void* blocks, size_t stride, size_t offset) {
+  const uint8_t* p = static_cast<const uint8_t*>(blocks) + offset;
+  uint16_t h[8];
+  for (int i = 0; i < 8; ++i) std::memcpy(&h[i], p + i * stride, 2);
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)));
+}
+
+// Integer-dot row over 32-value blocks. Dot(w, b, qx) gives block b's 8-lane int32 dot; Fin(acc, off) makes y
+// from the scaled-dot sum and the sum of dw * dx * sum(qx) (q4_0) or m * dx * sum(qx) (q4_1).
+// y = sum_b dw_b dx_b dot_b  [- 8 sum_b dw_b sx_b  (q4_0)]  [+ sum_b m_b sx_b  (q4_1)]
+template <class Block, int kOffsetKind, class Dot>
+float row_q32_simd(const Block* w, const Q8Activations& xq, int64_t nb, Dot dot) {
+  const int8_t* q = xq.q.data();
+  const float* dx = xq.d.data();
+  const float* sx = xq.sum_scaled.data();
+  __m256 acc = _mm256_setzero_ps(), off = _mm256_setzero_ps();
+  int64_t b = 0;
+  for (; b + 8 <= nb; b += 8) {
+    __m256i p[8];
+    for (int i = 0; i < 8; ++i) p[i] = dot(w[b + i], q + 32 * (b + i));
+    const __m256 dw = load_fp16_field8(w + b, sizeof(Block), 0);
+    acc = _mm256_fmadd_ps(hsum8x8(p), _mm256_mul_ps(dw, _mm256_loadu_ps(dx + b)), acc);
+    if constexpr (kOffsetKind == 1) off = _mm256_fmadd_ps(dw, _mm256_loadu_ps(sx + b), off);
+    if constexpr (kOffsetKind == 2) off = _mm256_fmadd_ps(load_fp16_field8(w + b, sizeof(Block), 2), _mm256_loadu_ps(sx + b), off);
+  }
+  float y = hsum(acc), o = hsum(off);
+  for (; b < nb; ++b) {
+    const float dw = h2f(w[b].d);
+    y += dw * dx[b] * float(hsum_i32(dot(w[b], q + 32 * b)));
+    if constexpr (kOffsetKind == 1) o += dw * sx[b];
+    if constexpr (kOffsetKind == 2) o += h2f(reinterpret_cast<const uint16_t*>(&w[b])[1]) * sx[b];
+  }
+  if constexpr (kOffsetKind == 1) return y - 8.0f * o;
+  return y + o;
+}
+
+float row_q4_0_simd(const BlockQ4_0* w, const Q8Activations& xq, int64_t nb) {
+  return row_q32_simd<BlockQ4_0, 1>(w, xq, nb, [](const BlockQ4_0& blk, const int8_t* qx) {
+    return dot_u8s8(unpack_nibbles(blk.qs), load32(qx));
+  });
+}
+
+float row_q4_1_simd(const BlockQ4_1* w, const Q8Activations& xq, int64_t nb) {
+  static_assert(offsetof(BlockQ4_1, m) == 2);
+  return row_q32_simd<BlockQ4_1, 2>(w, xq, nb, [](const BlockQ4_1& blk, const int8_t* qx) {
+    return dot_u8s8(unpack_nibbles(blk.qs), load32(qx));
+  });
+}
+
+// Signed x signed through the unsigned-signed dot: |w| * (x with w's sign).
+inline __m256i dot_s8s8(__m256i w, __m256i x) { return dot_u8s8(_mm256_abs_epi8(w), _mm256_sign_epi8(x, w)); }
+
+float row_q8_0_simd(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
+  return row_q32_simd<BlockQ8_0, 0>(w, xq, nb, [](const BlockQ8_0& blk, const int8_t* qx) {
+    return dot_s8s8(load32(blk.qs), load32(qx));
+  });
+}
+
+float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
+  const __m256i mask = _mm256_set1_epi8(0x0F);
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  float mins = 0;  // sum of dmin * m * dx * sum(qx)
+  for (int64_t b = 0; b < nb; ++b) {
+    const float d = h2f(w[b].d), dmin = h2f(w[b].dmin);
+    const int8_t* q = xq.q.data() + b * kQkValues;
+    const float* dx = xq.d.data() + b * 8;
+    const float* sx = xq.sum_scaled.data() + b * 8;
+    for (int c = 0; c < 4; ++c) {
+      uint8_t sc0, m0, sc1, m1;
+      q4k_scale_min(w[b].scales, 2 * c, sc0, m0);
+      q4k_scale_min(w[b].scales, 2 * c + 1, sc1, m1);
+      const __m256i qw = load32(w[b].qs + 32 * c);
+      const __m256i p0 = dot_u8s8(_mm256_and_si256(qw, mask), load32(q + 64 * c));
+      const __m256i p1 = dot_u8s8(_mm256_and_si256(_mm256_srli_epi16(qw, 4), mask), load32(q + 64 * c + 32));
+      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc0) * dx[2 * c]), acc0);
+      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(d * float(sc1) * dx[2 * c + 1]), acc1);
+      mins += dmin * float(m0) * sx[2 * c] + dmin * float(m1) * sx[2 * c + 1];
+    }
+  }
+  return hsum(_mm256_add_ps(acc0, acc1)) - mins;
+}
+
+// q6_k: per 32 values (one activation block, two sub-blocks of 16 with int8 scales),
+// sum(sc * (q - 32) * qx) = madd(maddubs(q, qx) - maddubs(32, qx), [sc_a x 8, sc_b x 8]); int16 stays in range
+// (|(q - 32) * qx| pairs <= 2 * 32 * 127).
+float row_q6_k_simd(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30), k32 = _mm256_set1_epi8(32);
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const float d = h2f(w[b].d);
+    for (int half = 0; half < 2; ++half) {
+      const __m256i ql0 = load32(w[b].ql + 64 * half), ql1 = load32(w[b].ql + 64 * half + 32);
+      const __m256i qh = load32(w[b].qh + 32 * half);
+      __m256i q[4];
+      q[0] = _mm256_or_si256(_mm256_and_si256(ql0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
+      q[1] = _mm256_or_si256(_mm256_and_si256(ql1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
+      q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4), _mm256_and_si256(qh, m30));
+      q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
+                             _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+      const int8_t* sc = w[b].scales + 8 * half;
+      for (int i = 0; i < 4; ++i) {
+        const int64_t xb = b * 8 + half * 4 + i;
+        const __m256i x = load32(xq.q.data() + 32 * xb);
+        const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(q[i], x), _mm256_maddubs_epi16(k32, x));
+        const __m256i s16 = _mm256_set_m128i(_mm_set1_epi16(sc[2 * i + 1]), _mm_set1_epi16(sc[2 * i]));
+        const __m256 p = _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, s16));
+        if (i % 2 == 0) acc0 = _mm256_fmadd_ps(p, _mm256_set1_ps(d * xq.d[size_t(xb)]), acc0);
+        else acc1 = _mm256_fmadd_ps(p, _mm256_set1_ps(d * xq.d[size_t(xb)]), acc1);
+      }
+    }
+  }
+  return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {
+  const int64_t rb = row_bytes(W.format, W.k), nb = W.k / block_values(W.format);
+  for (int64_t r = r0; r < r1; ++r) {
+    const std::byte* row = W.data + r * rb;
+    switch (W.format) {
+      case WeightFormat::f32: y[r] = dot_f32_simd(reinterpret_cast<const float*>(row), x, W.k); break;
+      case WeightFormat::f16: y[r] = dot_f16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
+      case WeightFormat::bf16: y[r] = dot_bf16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
+      case WeightFormat::q4_0: y[r] = row_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(row), xq, nb); break;
+      case WeightFormat::q4_1: y[r] = row_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(row), xq, nb); break;
+      case WeightFormat::q8_0: y[r] = row_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(row), xq, nb); break;
+      case WeightFormat::q4_k: y[r] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq, nb); break;
+      case WeightFormat::q6_k: y[r] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq, nb); break;
+    }
+  }
+}
+
+// ---- GEMM: Y (n, m) = X (n, k) W^T, cache-blocked ----
+// Per block of kGemmMB weight rows and kGemmKC columns: dequantize once into a thread-local packed buffer of
+// kGemmNR-wide panels (panel p, column i, lane j at p*kc*NR + i*NR + j), then run the register tile
+// (kGemmMR tokens x kGemmNR outputs) over every token group. The packed block (64 x 256 fp32 = 64 KiB) stays
+// in L2; each token group's X slice (MR x 256 fp32 = 6 KiB) stays in L1 across the panels.
+constexpr int64_t kGemmKC = 256;  // multiple of every block size (32, 256)
+constexpr int64_t kGemmMB = 64;   // multiple of kGemmNR
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+void gemm_cols_simd(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  thread_local std::unique_ptr<float, FreeDeleter> packed_buf(
+      static_cast<float*>(std::aligned_alloc(64, sizeof(float) * (kGemmMB * kGemmKC + kGemmKC))));
+  float* packed = packed_buf.get();
+  float* rowbuf = packed + kGemmMB * kGemmKC;
+  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), bv = block_values(W.format), bb = block_bytes(W.format);
+  for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
+    const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kGemmNR - 1) / kGemmNR;
+    for (int64_t kc0 = 0; kc0 < k; kc0 += kGemmKC) {
+      const int64_t kc = std::min(kGemmKC, k - kc0);
+      for (int64_t r = 0; r < panels * kGemmNR; ++r) {
+        float* dst = packed + (r / kGemmNR) * kc * kGemmNR + (r % kGemmNR);
+        if (r < jn) {
+          dequantize_simd(W.format, W.data + (jb + r) * rb + (kc0 / bv) * bb, rowbuf, kc);
+          for (int64_t i = 0; i < kc; ++i) dst[i * kGemmNR] = rowbuf[i];
+        } else {
+          for (int64_t i = 0; i < kc; ++i) dst[i * kGemmNR] = 0.0f;
+        }
+      }
+      for (int64_t i0 = 0; i0 < n; i0 += kGemmMR) {
+        const int mr = int(std::min<int64_t>(kGemmMR, n - i0));
+        for (int64_t p = 0; p < panels; ++p) {
+          const int nr = int(std::min<int64_t>(kGemmNR, jn - p * kGemmNR));
+          gemm_micro(mr, X + i0 * k + kc0, k, packed + p * kc * kGemmNR, kc, Y + i0 * m + jb + p * kGemmNR, m, nr,
+                     kc0 > 0);
+        }
+      }
+    }
+  }
+}
+
+KernelTable make_x86_table(const char* name) {
+  KernelTable t;
+  t.name = name;
+  t.dequantize = dequantize_simd;
+  t.quantize_q8 = quantize_q8_simd;
+  t.gemv_rows = gemv_rows_simd;
+  t.gemm_cols = gemm_cols_simd;
+  t.gemm_cols_per_task = kGemmMB;
+  t.dot_f32 = dot_f32_simd;
+  t.dot_f16 = dot_f16_simd;
+  t.axpy_f32 = axpy_f32_simd;
+  t.axpy_f16 = axpy_f16_simd;
+  return t;
+}
+
+}  // namespace
+}  // namespace rooftop::kernels

@@ -1,0 +1,126 @@
+// from_gguf: a ModelSpec from a GGUF file's header (metadata keys and tensor names), never its tensor data.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "analyzer/errors.h"
+#include "analyzer/params.h"
+#include "engine/gguf.h"
+#include "models/models.h"
+
+namespace rooftop::models {
+namespace {
+
+struct Header {
+  const engine::GgufFile& f;
+  std::string arch;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw InputError(f.path + ": GGUF key '" + key + "' " + what + " (architecture " + arch + ")");
+  }
+  std::optional<int64_t> opt(const std::string& suffix) const {
+    const std::string key = arch + "." + suffix;
+    const engine::GgufValue* v = f.find(key);
+    if (!v) return std::nullopt;
+    if (v->type == engine::GgufType::array) fail(key, "is a per-layer list; only uniform models are supported");
+    auto i = f.get_int(key);
+    if (!i || *i < 0) fail(key, "must be a whole number >= 0");
+    return i;
+  }
+  int64_t need(const std::string& suffix) const {
+    auto v = opt(suffix);
+    if (!v) fail(arch + "." + suffix, "is missing");
+    return *v;
+  }
+  bool tensor(const std::string& name) const { return f.find_tensor(name) != nullptr; }
+  // True if some block has the tensor `blk.N.<suffix>`.
+  bool any_block_has(const std::string& suffix, int64_t layers) const {
+    for (int64_t i = 0; i < layers; ++i)
+      if (tensor("blk." + std::to_string(i) + "." + suffix)) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
+ModelSpec from_gguf(const std::string& path) {
+  const engine::GgufFile f = engine::open_gguf(path, /*map_data=*/false);
+  auto arch = f.get_string("general.architecture");
+  if (!arch) throw InputError(path + ": GGUF key 'general.architecture' is missing");
+  Header h{f, *arch};
+
+  ModelSpec m;
+  m.family = h.arch;
+  m.layers = h.need("block_count");
+  m.hidden = h.need("embedding_length");
+  m.heads = h.need("attention.head_count");
+  if (m.heads == 0) h.fail(h.arch + ".attention.head_count", "must be > 0");
+  m.kv_heads = h.opt("attention.head_count_kv").value_or(m.heads);
+  m.head_dim = h.opt("attention.key_length").value_or(m.hidden / m.heads);
+  m.ffn = h.opt("feed_forward_length").value_or(0);
+  m.max_context = h.opt("context_length").value_or(0);
+  m.rope_theta = f.get_float(h.arch + ".rope.freq_base").value_or(10000.0);
+
+  // Vocabulary: the tokenizer's token list, else the embedding matrix's row count.
+  if (const auto* tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->array_size() > 0) {
+    m.vocab = static_cast<int64_t>(tokens->array_size());
+  } else if (const auto* embd = f.find_tensor("token_embd.weight"); embd && embd->dims.size() == 2) {
+    m.vocab = embd->dims[1];
+  } else {
+    throw InputError(path + ": no 'tokenizer.ggml.tokens' list and no 'token_embd.weight' tensor to size the vocabulary");
+  }
+
+  // Features from tensor names: a separate LM head, biases, q/k norms, gated FFN, sinks.
+  m.tied_embeddings = !h.tensor("output.weight");
+  m.attention_bias = h.tensor("blk.0.attn_q.bias");
+  m.attention_out_bias = h.tensor("blk.0.attn_output.bias");
+  m.qk_norm = h.tensor("blk.0.attn_q_norm.weight");
+  m.attention_sinks = h.tensor("blk.0.attn_sinks.weight") || h.tensor("blk.0.attn_sinks");
+  const bool gated = h.any_block_has("ffn_gate.weight", m.layers) || h.any_block_has("ffn_gate_exps.weight", m.layers);
+  m.ffn_kind = gated ? FfnKind::swiglu : FfnKind::gelu;
+  m.ffn_bias = h.any_block_has("ffn_up.bias", m.layers) || h.any_block_has("ffn_up_exps.bias", m.layers);
+  if (h.tensor("blk.0.post_attention_norm.weight") && h.tensor("blk.0.post_ffw_norm.weight")) m.norms_per_layer = 4;
+
+  if (const auto experts = h.opt("expert_count"); experts && *experts > 0) {
+    MoeSpec e;
+    e.experts = *experts;
+    e.active_experts = h.need("expert_used_count");
+    e.expert_ffn = h.opt("expert_feed_forward_length").value_or(m.ffn);
+    e.shared_experts = h.opt("expert_shared_count").value_or(0);
+    e.shared_expert_ffn = h.opt("expert_shared_feed_forward_length").value_or(e.shared_experts > 0 ? e.expert_ffn : 0);
+    e.dense_layers = h.opt("leading_dense_block_count").value_or(0);
+    e.router_bias = h.any_block_has("ffn_gate_inp.bias", m.layers) || h.any_block_has("exp_probs_b.bias", m.layers);
+    m.moe = e;
+  }
+  if (const auto kv_lora = h.opt("attention.kv_lora_rank"); kv_lora && *kv_lora > 0) {
+    MlaSpec a;
+    a.kv_lora_rank = *kv_lora;
+    a.q_lora_rank = h.opt("attention.q_lora_rank").value_or(0);
+    a.qk_rope_head_dim = h.need("rope.dimension_count");
+    a.qk_nope_head_dim = m.head_dim - a.qk_rope_head_dim;
+    a.v_head_dim = h.opt("attention.value_length").value_or(a.qk_nope_head_dim);
+    m.mla = a;
+  }
+
+  // Sliding windows: Gemma 3 makes every 6th layer global, gpt-oss alternates; others slide on all layers.
+  if (const auto window = h.opt("attention.sliding_window"); window && *window > 0) {
+    m.sliding_window = *window;
+    if (h.arch == "gemma3") m.sliding_window_layers = m.layers - m.layers / 6;
+    else if (h.arch == "gpt-oss") m.sliding_window_layers = (m.layers + 1) / 2;
+    else m.sliding_window_layers = m.layers;
+  }
+
+  namespace fs = std::filesystem;
+  m.name = f.get_string("general.name").value_or(fs::path(path).stem().string());
+  m.id = fs::path(path).stem().string();
+  std::transform(m.id.begin(), m.id.end(), m.id.begin(), [](unsigned char c) { return std::tolower(c); });
+  m.source = path;
+  try {
+    validate_model(m);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  return m;
+}
+
+}  // namespace rooftop::models

@@ -1,0 +1,99 @@
+// fit's views: the JSON record of DESIGN.md and the human tables.
+#include "reports/fit_report.h"
+
+#include "reports/units.h"
+
+namespace rooftop::reports {
+
+std::string provenance_of(const ChipSpec& chip, const std::string& key) {
+  auto it = chip.provenance.find(key);
+  if (it != chip.provenance.end()) return it->second;
+  return chip.kind == "cpu" ? "derived" : "datasheet";
+}
+
+nlohmann::json fit_json(const FitResult& r, const ChipSpec& chip) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["hw"] = r.hw;
+  j["precision"] = r.precision;
+  j["kv_precision"] = r.kv_precision;
+  j["context"] = r.context;
+  j["batch"] = r.batch;
+  j["tp"] = r.tp;
+  j["pp"] = r.pp;
+  j["devices"] = r.devices;
+  j["params_total"] = r.params_total;
+  j["params_active"] = r.params_active;
+  j["weights_bytes"] = r.weights.total;
+  nlohmann::json by_class = nlohmann::json::object();
+  for (int c = 0; c < kParamClassCount; ++c)
+    if (r.weights.by_class[c] > 0) by_class[param_class_name(static_cast<ParamClass>(c))] = r.weights.by_class[c];
+  j["weights_bytes_by_class"] = by_class;
+  j["kv_bytes_per_token"] = r.kv_bytes_per_token;
+  j["kv_bytes"] = r.kv_bytes;
+  j["activation_bytes"] = r.activation_bytes;
+  j["overhead_bytes"] = r.overhead_bytes;
+  j["weights_bytes_per_device"] = r.weights_bytes_per_device;
+  j["kv_bytes_per_device"] = r.kv_bytes_per_device;
+  j["total_bytes"] = r.total_bytes;
+  j["memory_bytes"] = r.memory_bytes;
+  j["usable_fraction"] = r.usable_fraction;
+  j["capacity_bytes"] = r.capacity_bytes;
+  j["fits"] = r.fits;
+  j["headroom_bytes"] = r.headroom_bytes;
+  j["max_batch"] = r.max_batch;
+  j["max_context"] = r.max_context;
+  j["max_context_limited_by"] = r.max_context_limited_by;
+  j["kv_equals_weights_at_tokens"] = r.kv_equals_weights_at_tokens;
+  j["assumptions"] = r.assumptions;
+  j["notes"] = r.notes;
+  j["provenance"] = {{"memory_bytes", provenance_of(chip, "memory_bytes")}};
+  return j;
+}
+
+std::vector<Table> fit_tables(const FitResult& r, const ChipSpec& chip, bool explain) {
+  Table t;
+  const std::string per_dev = r.devices > 1 ? " per device" : "";
+  t.title = "fit: " + r.model + " on " + r.hw + (r.devices > 1 ? " x" + std::to_string(r.devices) : "") + ", weights " +
+            r.precision + ", KV " + r.kv_precision + ", context " + grouped(r.context) + ", batch " + grouped(r.batch);
+  t.headers = {"quantity", "value", "how"};
+  t.right_align = {false, true, false};
+  auto row = [&](std::string q, std::string v, std::string how = "") { t.rows.push_back({std::move(q), std::move(v), std::move(how)}); };
+  row("parameters", count(r.params_total), r.params_active < r.params_total ? count(r.params_active) + " active per token" : "");
+  row("weights", bytes(r.weights.total), r.precision + (explain ? " (" + bytes_exact(r.weights.total) + ")" : ""));
+  row("KV per token", kib(r.kv_bytes_per_token), bytes_exact(r.kv_bytes_per_token) + " at " + r.kv_precision);
+  row("KV cache", bytes(r.kv_bytes), grouped(r.context) + " tokens x " + grouped(r.batch) + " sequences");
+  row("activations", bytes(r.activation_bytes), "estimate (see assumptions)");
+  row("overhead", bytes(r.overhead_bytes), "runtime");
+  if (r.devices > 1) {
+    row("weights" + per_dev, bytes(r.weights_bytes_per_device), "tp " + std::to_string(r.tp) + " x pp " + std::to_string(r.pp));
+    row("KV" + per_dev, bytes(r.kv_bytes_per_device), "");
+  }
+  row("total" + per_dev, bytes(r.total_bytes), "");
+  row("capacity" + per_dev, bytes(r.capacity_bytes), bytes(r.memory_bytes) + " x " + sig(r.usable_fraction) + " usable (" +
+                                                       provenance_of(chip, "memory_bytes") + ")");
+  row("verdict", r.fits ? "fits" : "does not fit",
+      r.fits ? bytes(r.headroom_bytes) + " headroom" : "over by " + bytes(-r.headroom_bytes));
+  row("max batch", grouped(r.max_batch), "at context " + grouped(r.context));
+  row("max context", grouped(r.max_context), "at batch " + grouped(r.batch) + ", limited by " + r.max_context_limited_by);
+  row("KV = weights at", grouped(static_cast<long long>(r.kv_equals_weights_at_tokens)) + " tokens", "weights / KV per token");
+  for (const auto& a : r.assumptions) t.footnotes.push_back("assumption: " + a);
+  for (const auto& n : r.notes) t.footnotes.push_back("note: " + n);
+  std::vector<Table> out{t};
+  if (explain) {
+    Table e;
+    e.title = "explain: weights by class";
+    e.headers = {"class", "bytes", "share"};
+    for (int c = 0; c < kParamClassCount; ++c) {
+      const double b = r.weights.by_class[c];
+      if (b <= 0) continue;
+      e.rows.push_back({param_class_name(static_cast<ParamClass>(c)), bytes_exact(b), sig(100.0 * b / r.weights.total) + "%"});
+    }
+    e.footnotes.push_back("KV per token = 2 x layers x kv_heads x head_dim x bytes (MLA: layers x (kv_lora_rank + rope dims) x bytes)");
+    e.footnotes.push_back("total = weights / devices + KV x share + activations + overhead; fits when total <= capacity");
+    out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace rooftop::reports

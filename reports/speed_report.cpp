@@ -1,0 +1,166 @@
+// speed/cost/roofline views: one record (JSON) and the tables a person reads.
+#include "reports/speed_report.h"
+
+#include "reports/units.h"
+
+namespace rooftop::reports {
+
+nlohmann::json speed_json(const SpeedResult& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["hw"] = r.hw;
+  j["precision"] = r.precision;
+  j["kv_precision"] = r.kv_precision;
+  j["compute_format"] = r.compute_format;
+  j["prompt_tokens"] = r.prompt_tokens;
+  j["output_tokens"] = r.output_tokens;
+  j["context"] = r.context;
+  j["tp"] = r.tp;
+  j["pp"] = r.pp;
+  j["ep"] = r.ep;
+  j["devices"] = r.devices;
+  j["peak_flops"] = r.peak_flops;
+  j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
+  j["bandwidth_efficiency"] = r.bandwidth_efficiency;
+  j["flops_efficiency"] = r.flops_efficiency;
+  if (r.has_price) j["usd_per_hour"] = r.usd_per_hour;
+  if (r.has_power) j["watts"] = r.watts;
+  j["plateau_batch"] = r.plateau_batch;
+  j["points"] = nlohmann::json::array();
+  for (const auto& p : r.points) {
+    nlohmann::json q;
+    q["batch"] = p.batch;
+    q["prefill_s"] = p.prefill_s;
+    q["ttft_s"] = p.ttft_s;
+    q["tpot_s"] = p.tpot_s;
+    q["request_s"] = p.request_s;
+    q["decode_tokens_per_s"] = p.decode_tokens_per_s;
+    q["decode_tokens_per_s_per_stream"] = p.decode_tokens_per_s_per_stream;
+    q["weights_only_tokens_per_s"] = p.weights_only_tokens_per_s;
+    q["compute_roof_tokens_per_s"] = p.compute_roof_tokens_per_s;
+    q["bound"] = p.bound;
+    q["prefill_bound"] = p.prefill_bound;
+    q["bytes_per_step"] = p.bytes_per_step;
+    q["weight_bytes_per_step"] = p.weight_bytes_per_step;
+    q["kv_read_bytes_per_step"] = p.kv_read_bytes_per_step;
+    q["flops_per_step"] = p.flops_per_step;
+    q["arithmetic_intensity"] = p.intensity;
+    q["comm_s"] = p.comm_s;
+    q["fits"] = p.fits;
+    if (r.has_price) {
+      q["usd_per_mtok_output"] = p.usd_per_mtok_output;
+      q["usd_per_mtok_input"] = p.usd_per_mtok_input;
+    } else {
+      q["usd_per_mtok_output"] = nullptr;
+      q["usd_per_mtok_input"] = nullptr;
+    }
+    q["joules_per_token"] = r.has_power ? nlohmann::json(p.joules_per_token) : nlohmann::json(nullptr);
+    j["points"].push_back(q);
+  }
+  if (r.spec) j["speculative"] = {{"tokens_per_pass", r.spec->tokens_per_pass}, {"draft_cost_ratio", r.spec->draft_cost_ratio}, {"speedup", r.spec->speedup}};
+  j["assumptions"] = r.assumptions;
+  j["provenance"] = r.provenance;
+  return j;
+}
+
+namespace {
+std::string title_of(const SpeedResult& r, const char* what) {
+  std::string t = std::string(what) + ": " + r.model + " on " + r.hw;
+  if (r.devices > 1) t += " x" + std::to_string(r.devices) + " (tp " + std::to_string(r.tp) + ", pp " + std::to_string(r.pp) + ")";
+  t += ", weights " + r.precision + ", compute " + r.compute_format + ", KV " + r.kv_precision + ", prompt " +
+       std::to_string(r.prompt_tokens) + ", output " + std::to_string(r.output_tokens) + ", decode at context " + std::to_string(r.context);
+  return t;
+}
+void footnotes(Table& t, const SpeedResult& r) {
+  for (const auto& a : r.assumptions) t.footnotes.push_back("assumption: " + a);
+  std::string prov;
+  for (const auto& [k, v] : r.provenance) prov += (prov.empty() ? "" : "; ") + k + ": " + v;
+  t.footnotes.push_back("sources: " + prov);
+  if (r.spec)
+    t.footnotes.push_back("speculative: " + sig(r.spec->tokens_per_pass) + " tokens per target pass, draft cost " +
+                          sig(r.spec->draft_cost_ratio) + " of a target step, speed-up " + sig(r.spec->speedup) + "x");
+}
+}  // namespace
+
+std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
+  Table t;
+  t.title = title_of(r, "speed");
+  t.headers = {"batch", "TTFT", "TPOT", "tok/s/stream", "tok/s total", "law ceiling", "bound", "fits"};
+  for (const auto& p : r.points)
+    t.rows.push_back({std::to_string(p.batch), seconds(p.ttft_s), seconds(p.tpot_s), sig(p.decode_tokens_per_s_per_stream),
+                      sig(p.decode_tokens_per_s), sig(p.weights_only_tokens_per_s), p.bound, p.fits ? "yes" : "no"});
+  t.footnotes.push_back("law ceiling = bandwidth / weight bytes per step x batch (seed 002's bandwidth law, weights only)");
+  t.footnotes.push_back("TTFT is " + std::string(r.points.empty() ? "" : r.points[0].prefill_bound) + "-bound; plateau (compute roof) from batch " +
+                        std::to_string(r.plateau_batch));
+  footnotes(t, r);
+  std::vector<Table> out{t};
+  if (explain && !r.points.empty()) {
+    const auto& p = r.points.front();
+    Table e;
+    e.title = "explain: one decode step at batch " + std::to_string(p.batch) + " (each op: max(bytes / bandwidth, FLOPs / peak))";
+    e.headers = {"op", "format", "FLOPs", "weights", "KV read", "KV write", "activations", "time"};
+    for (size_t i = 0; i < p.decode_ops.size(); ++i) {
+      const auto& o = p.decode_ops[i];
+      e.rows.push_back({o.name, o.weight_format, flops(o.flops), bytes(o.weight_bytes), bytes(o.kv_read_bytes), bytes(o.kv_write_bytes),
+                        bytes(o.act_bytes), i < p.decode_op_s.size() ? seconds(p.decode_op_s[i]) : ""});
+    }
+    e.footnotes.push_back("bandwidth " + rate_bytes(r.memory_bandwidth_bytes_per_s) + " x " + sig(r.bandwidth_efficiency) + ", peak " +
+                          flops_rate(r.peak_flops) + " x " + sig(r.flops_efficiency) + " (" + r.compute_format + ")");
+    e.footnotes.push_back("step: " + bytes(p.bytes_per_step) + ", " + flops(p.flops_per_step) + ", intensity " + sig(p.intensity) +
+                          " FLOPs/byte, interconnect " + seconds(p.comm_s));
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<Table> cost_tables(const SpeedResult& r, bool explain) {
+  Table t;
+  t.title = title_of(r, "cost");
+  if (r.has_price) t.title += ", " + usd(r.usd_per_hour) + "/hour";
+  t.headers = {"batch", "tok/s total", "$/Mtok out", "$/Mtok in", "J/token", "bound", "fits"};
+  for (const auto& p : r.points)
+    t.rows.push_back({std::to_string(p.batch), sig(p.decode_tokens_per_s), r.has_price ? usd(p.usd_per_mtok_output) : "n/a (no price)",
+                      r.has_price ? usd(p.usd_per_mtok_input) : "n/a (no price)", r.has_power ? sig(p.joules_per_token) : "n/a (no TDP)",
+                      p.bound, p.fits ? "yes" : "no"});
+  t.footnotes.push_back("$/Mtok = price per hour / 3600 / tok/s x 1e6; the curve flattens at the compute roof from batch " +
+                        std::to_string(r.plateau_batch));
+  footnotes(t, r);
+  std::vector<Table> out{t};
+  if (explain) {
+    auto more = speed_tables(r, true);
+    if (more.size() > 1) out.push_back(more[1]);
+  }
+  return out;
+}
+
+nlohmann::json roofline_json(const RooflineResult& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["hw"] = r.hw;
+  j["precision"] = r.precision;
+  j["compute_format"] = r.compute_format;
+  j["peak_flops"] = r.peak_flops;
+  j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
+  j["ridge_flops_per_byte"] = r.ridge_flops_per_byte;
+  j["points"] = nlohmann::json::array();
+  for (const auto& p : r.points)
+    j["points"].push_back({{"name", p.name}, {"phase", p.phase}, {"batch", p.batch}, {"flops", p.flops}, {"bytes", p.bytes},
+                           {"arithmetic_intensity", p.arithmetic_intensity}, {"attainable_flops", p.attainable_flops}, {"bound", p.bound}});
+  j["assumptions"] = r.assumptions;
+  return j;
+}
+
+std::vector<Table> roofline_tables(const RooflineResult& r) {
+  Table t;
+  t.title = "roofline: " + r.model + " on " + r.hw + ", weights " + r.precision + ", compute " + r.compute_format + ": peak " +
+            flops_rate(r.peak_flops) + ", bandwidth " + rate_bytes(r.memory_bandwidth_bytes_per_s) + ", ridge " +
+            sig(r.ridge_flops_per_byte) + " FLOPs/byte";
+  t.headers = {"point", "FLOPs", "bytes", "FLOPs/byte", "attainable", "bound"};
+  for (const auto& p : r.points)
+    t.rows.push_back({p.name, flops(p.flops), bytes(p.bytes), sig(p.arithmetic_intensity), flops_rate(p.attainable_flops), p.bound});
+  t.footnotes.push_back("attainable = min(peak, intensity x bandwidth); ridge = peak / bandwidth");
+  for (const auto& a : r.assumptions) t.footnotes.push_back("assumption: " + a);
+  return {t};
+}
+
+}  // namespace rooftop::reports

@@ -1,0 +1,59 @@
+// ModelSpecs built by hand from public config.json files, so analyzer tests need no loader.
+#pragma once
+#include "analyzer/model_spec.h"
+
+namespace rooftop::test {
+
+// SmolLM2-135M (huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json).
+inline ModelSpec smollm2_135m() {
+  ModelSpec m;
+  m.id = "smollm2-135m";
+  m.vocab = 49152; m.hidden = 576; m.layers = 30; m.heads = 9; m.kv_heads = 3; m.head_dim = 64; m.ffn = 1536;
+  m.tied_embeddings = true; m.max_context = 8192;
+  return m;
+}
+
+// Llama-3.1-70B (meta-llama/Llama-3.1-70B config.json).
+inline ModelSpec llama31_70b() {
+  ModelSpec m;
+  m.id = "llama-3.1-70b";
+  m.vocab = 128256; m.hidden = 8192; m.layers = 80; m.heads = 64; m.kv_heads = 8; m.head_dim = 128; m.ffn = 28672;
+  m.max_context = 131072;
+  return m;
+}
+
+// Llama-3.1-8B.
+inline ModelSpec llama31_8b() {
+  ModelSpec m;
+  m.id = "llama-3.1-8b";
+  m.vocab = 128256; m.hidden = 4096; m.layers = 32; m.heads = 32; m.kv_heads = 8; m.head_dim = 128; m.ffn = 14336;
+  m.max_context = 131072;
+  return m;
+}
+
+// gpt-oss-120b (openai/gpt-oss-120b config.json): 36 layers, 128 experts, 4 active, sliding window 128 on half.
+inline ModelSpec gpt_oss_120b() {
+  ModelSpec m;
+  m.id = "gpt-oss-120b";
+  m.vocab = 201088; m.hidden = 2880; m.layers = 36; m.heads = 64; m.kv_heads = 8; m.head_dim = 64; m.ffn = 0;
+  m.attention_bias = true; m.attention_out_bias = true; m.ffn_bias = true;
+  MoeSpec e; e.experts = 128; e.active_experts = 4; e.expert_ffn = 2880; e.router_bias = true;
+  m.moe = e;
+  m.sliding_window = 128; m.sliding_window_layers = 18; m.max_context = 131072;
+  return m;
+}
+
+// DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json): MLA, 256 experts + 1 shared, 8 active, 3 dense layers.
+inline ModelSpec deepseek_v3() {
+  ModelSpec m;
+  m.id = "deepseek-v3";
+  m.vocab = 129280; m.hidden = 7168; m.layers = 61; m.heads = 128; m.kv_heads = 128; m.head_dim = 192; m.ffn = 18432;
+  MoeSpec e; e.experts = 256; e.active_experts = 8; e.shared_experts = 1; e.expert_ffn = 2048; e.dense_layers = 3;
+  m.moe = e;
+  MlaSpec a; a.kv_lora_rank = 512; a.q_lora_rank = 1536; a.qk_rope_head_dim = 64; a.qk_nope_head_dim = 128; a.v_head_dim = 128;
+  m.mla = a;
+  m.max_context = 163840;
+  return m;
+}
+
+}  // namespace rooftop::test

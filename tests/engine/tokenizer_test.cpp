@@ -1,0 +1,143 @@
+// Tokenizer: the hand-written GPT-2 pre-tokenizer against hand-split examples; SmolLM2's vocabulary facts
+// from seed 000 (common words one token, " tea" != "tea", one token per digit); the UTF-8 round trip.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "engine/tokenizer.h"
+#include "engine/unicode_class.h"
+#include "model_file.h"
+
+using namespace rooftop::engine;
+
+namespace {
+std::vector<std::string> split(std::string_view s, PreTokenizer k) {
+  std::vector<std::string> out;
+  for (auto p : pretokenize(s, k)) out.emplace_back(p);
+  return out;
+}
+
+const Tokenizer& smollm2() {
+  static const Tokenizer t = Tokenizer::from_gguf(open_gguf(rooftop::test::smollm2_path(), false));
+  return t;
+}
+
+// Random valid UTF-8: ASCII, 2-, 3- and 4-byte code points (no surrogates), avoiding what SmolLM2's
+// vocabulary cannot hold (six C0 controls, planes 4-11: lead bytes 0xF1 0xF2).
+std::string random_utf8(std::mt19937& rng, int n_cp) {
+  std::string s;
+  for (int i = 0; i < n_cp; ++i) {
+    uint32_t cls = rng() % 4, cp;
+    if (cls == 0) { do cp = rng() % 0x80; while (cp == 4 || cp == 6 || cp == 0x13 || cp == 0x14 || cp == 0x16 || cp == 0x1D); }
+    else if (cls == 1) cp = 0x80 + rng() % (0x800 - 0x80);
+    else if (cls == 2) { do cp = 0x800 + rng() % (0x10000 - 0x800); while (cp >= 0xD800 && cp <= 0xDFFF); }
+    else cp = rng() % 2 ? 0x10000 + rng() % 0x30000 : 0xC0000 + rng() % 0x50000;  // planes 1-3 and 12-16
+    if (cp < 0x80) s += char(cp);
+    else if (cp < 0x800) { s += char(0xC0 | (cp >> 6)); s += char(0x80 | (cp & 0x3F)); }
+    else if (cp < 0x10000) { s += char(0xE0 | (cp >> 12)); s += char(0x80 | ((cp >> 6) & 0x3F)); s += char(0x80 | (cp & 0x3F)); }
+    else { s += char(0xF0 | (cp >> 18)); s += char(0x80 | ((cp >> 12) & 0x3F)); s += char(0x80 | ((cp >> 6) & 0x3F)); s += char(0x80 | (cp & 0x3F)); }
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("unicode classes", "[tokenizer]") {
+  CHECK(is_letter('a'));
+  CHECK(is_letter(0x00E9));   // é
+  CHECK(is_letter(0x4E16));   // 世
+  CHECK(is_letter(0x0416));   // Ж
+  CHECK_FALSE(is_letter('1'));
+  CHECK(is_number(0x0663));   // Arabic-Indic three
+  CHECK(is_number(0x00BD));   // ½ (No)
+  CHECK_FALSE(is_number(0x1F389));  // 🎉
+  CHECK(is_whitespace(0x3000));
+  CHECK_FALSE(is_whitespace(0x200B));  // zero width space is not White_Space
+  size_t len;
+  CHECK(decode_utf8("\xF0\x9F\x8E\x89", 0, len) == 0x1F389);
+  CHECK(len == 4);
+  CHECK(decode_utf8("\xC0\x80", 0, len) == 0xFFFD);  // overlong
+  CHECK(len == 1);
+}
+
+TEST_CASE("gpt2 pre-tokenizer splits like the regex", "[tokenizer]") {
+  // Worked by hand from 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  using V = std::vector<std::string>;
+  CHECK(split("Hello world", PreTokenizer::gpt2) == V{"Hello", " world"});
+  CHECK(split("don't we'll", PreTokenizer::gpt2) == V{"don", "'t", " we", "'ll"});
+  CHECK(split("a  b", PreTokenizer::gpt2) == V{"a", " ", " b"});           // \s+(?!\S) leaves the last space
+  CHECK(split("a\n\nb", PreTokenizer::gpt2) == V{"a", "\n", "\n", "b"});  // \n is not an optional space
+  CHECK(split("x 123 !!?", PreTokenizer::gpt2) == V{"x", " 123", " !!?"});
+  CHECK(split("end  ", PreTokenizer::gpt2) == V{"end", "  "});
+  CHECK(split("héllo世界 🎉", PreTokenizer::gpt2) == V{"héllo世界", " 🎉"});
+  CHECK(split("x 123 !!?", PreTokenizer::smollm) == V{"x", " ", "1", "2", "3", " !!?"});
+  CHECK(split("v2.0", PreTokenizer::smollm) == V{"v", "2", ".", "0"});
+  CHECK(split("", PreTokenizer::smollm).empty());
+  // Pieces always concatenate to the input, invalid UTF-8 included.
+  std::string bad = "a\xff\xc3 b\xe2\x82";
+  std::string joined;
+  for (auto& p : split(bad, PreTokenizer::smollm)) joined += p;
+  CHECK(joined == bad);
+}
+
+TEST_CASE("SmolLM2 tokenizer facts from seed 000", "[tokenizer][model]") {
+  const Tokenizer& t = smollm2();
+  CHECK(t.vocab_size() == 49152);
+  // "A leading space is part of the token, which is why " tea" and "tea" are different entries."
+  auto tea_space = t.encode(" tea"), tea = t.encode("tea");
+  REQUIRE(tea_space.size() == 1);
+  CHECK(tea != tea_space);
+  CHECK(t.piece(tea_space[0]) == " tea");
+  // "Common words are usually one token."
+  for (const char* w : {"The", " capital", " of", " France", " is", " the", " house", " water"}) {
+    INFO(w);
+    CHECK(t.encode(w).size() == 1);
+  }
+  CHECK(t.encode("The capital of France is").size() == 5);
+  // "a number that costs one token per digit"
+  auto num = t.encode("1234567890");
+  CHECK(num.size() == 10);
+  CHECK(t.encode(" 2024").size() == 5);  // " " then one token per digit
+  // A long rare word splits into several.
+  CHECK(t.encode("antidisestablishmentarianism").size() > 1);
+}
+
+TEST_CASE("SmolLM2 special tokens and chat prompt", "[tokenizer][model]") {
+  const Tokenizer& t = smollm2();
+  auto im_start = t.find_token("<|im_start|>");
+  auto im_end = t.find_token("<|im_end|>");
+  REQUIRE(im_start);
+  REQUIRE(im_end);
+  CHECK(t.is_control(*im_start));
+  auto ids = t.encode("<|im_start|>user\nhi<|im_end|>", true);
+  CHECK(ids.front() == *im_start);
+  CHECK(ids.back() == *im_end);
+  CHECK(t.encode("<|im_start|>", false).size() > 1);  // plain text when not parsing specials
+  std::string chat = Tokenizer::chat_prompt("What is the capital of France?");
+  CHECK(chat == "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
+                "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n");
+  auto chat_ids = t.encode(chat, true);
+  CHECK(t.decode(chat_ids) == chat);
+  CHECK(std::count(chat_ids.begin(), chat_ids.end(), *im_start) == 3);
+  CHECK(std::find(t.stop_ids().begin(), t.stop_ids().end(), *im_end) != t.stop_ids().end());
+}
+
+TEST_CASE("SmolLM2 round trip on random UTF-8", "[tokenizer][model]") {
+  const Tokenizer& t = smollm2();
+  std::mt19937 rng(1234);
+  int tested = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string s = random_utf8(rng, 1 + int(rng() % 40));
+    // Skip texts with bytes the vocabulary cannot hold (six C0 controls, planes 4-11): they are dropped.
+    bool ok = true;
+    for (unsigned char c : s) ok = ok && t.byte_has_token(c);
+    if (!ok) continue;
+    ++tested;
+    INFO("text bytes: " << s.size());
+    CHECK(t.decode(t.encode(s)) == s);
+    CHECK(t.decode(t.encode(s, true)) == s);
+  }
+  CHECK(tested == 400);
+  std::string english = "It's 3:45pm — the café's “naïve” résumé costs €12.50!\n\tTabs,   spaces and\r\nnewlines.";
+  CHECK(t.decode(t.encode(english)) == english);
+  CHECK(t.encode("a\x04" "b").size() == 2);  // 0x04 has no token: dropped, as llama.cpp does
+}

@@ -1,0 +1,154 @@
+// Calibration overlay: a valid file replaces figures and provenance; damaged, foreign or wrong-schema files are ignored whole.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "hwdb/calibration.h"
+#include "hwdb/host_cpu.h"
+#include "hwdb/hwdb.h"
+
+using nlohmann::json;
+using rooftop::ChipSpec;
+
+namespace {
+
+ChipSpec made_up_cpu() {
+  rooftop::hwdb::HostCpuInfo info;
+  info.model_name = "Made-up EPYC";
+  info.vendor = "AuthenticAMD";
+  info.family = 0x19;
+  info.physical_cores = 2;
+  info.logical_cpus = 2;
+  info.clock_hz = 2.6e9;
+  info.memory_bytes = 25.27e9;
+  info.isa = {"avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"};
+  return rooftop::hwdb::host_cpu_chip(info);
+}
+
+struct Figures {
+  double bw, bw1, fp32, bf16, gemv, gemm, l1, per_layer;
+};
+
+Figures random_figures(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  return {30e9 * u(rng), 15e9 * u(rng), 150e9 * u(rng), 300e9 * u(rng), 25e9 * u(rng), 100e9 * u(rng),
+          500e9 * u(rng), 2e-6 * u(rng)};
+}
+
+json calibration_json(const std::string& fingerprint, const Figures& f) {
+  return json{
+      {"schema", "rooftop-calibration-1"},
+      {"date", "2026-11-29T13:00:00Z"},
+      {"quick", true},
+      {"machine", {{"cpu_model", "Made-up EPYC"}, {"cores", 2}, {"fingerprint", fingerprint}}},
+      {"memory_bandwidth_bytes_per_s", f.bw},
+      {"memory_bandwidth_1thread_bytes_per_s", f.bw1},
+      {"stream", {{"copy", f.bw * 0.9}, {"triad", f.bw * 0.95}}},
+      {"levels", json::array({{{"name", "L1"}, {"working_set_bytes", 16384}, {"bandwidth_bytes_per_s", f.l1}}})},
+      {"peak_flops", {{"fp32", f.fp32}, {"bf16", f.bf16}, {"int8", 0}}},
+      {"kernels", json::array({{{"name", "gemv_q4_1"}, {"op", "gemv"}, {"bytes_per_s", f.gemv},
+                                {"flops_per_s", f.gemv / 2}, {"fraction_of_ceiling", f.gemv / f.bw}},
+                               {{"name", "gemm_f32"}, {"op", "gemm"}, {"bytes_per_s", 0}, {"flops_per_s", f.gemm}}})},
+      {"overhead", {{"per_layer_s", f.per_layer}, {"per_step_s", 10 * f.per_layer}}}};
+}
+
+}  // namespace
+
+TEST_CASE("machine fingerprint is model|cores|GB", "[hwdb][calibration]") {
+  CHECK(rooftop::hwdb::machine_fingerprint(made_up_cpu()) == "Made-up EPYC|2|25");
+}
+
+TEST_CASE("a valid calibration file changes figures and provenance", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  Figures f = random_figures(7);
+  std::string why = "stale";
+  auto c = rooftop::hwdb::apply_calibration(cpu, calibration_json("Made-up EPYC|2|25", f).dump(), &why);
+  CHECK(why.empty());
+  CHECK(c.memory_bandwidth_bytes_per_s == f.bw);
+  CHECK(c.provenance.at("memory_bandwidth_bytes_per_s") == "measured 2026-11-29");
+  CHECK(*c.peak("fp32") == f.fp32);
+  CHECK(*c.peak("bf16") == f.bf16);
+  CHECK(c.provenance.at("peak_flops.fp32") == "measured 2026-11-29");
+  CHECK(*c.peak("int8") == *cpu.peak("int8"));  // 0 = not measured: the derived figure stays
+  CHECK(c.provenance.at("peak_flops.int8") == "derived");
+  CHECK(c.measured.at("gemv_q4_1_bytes_per_s") == f.gemv);
+  CHECK(c.measured.at("gemv_q4_1_flops_per_s") == f.gemv / 2);
+  CHECK(c.measured.at("gemv_q4_1_fraction_of_ceiling") == Approx(f.gemv / f.bw));
+  CHECK(c.measured.at("gemm_f32_flops_per_s") == f.gemm);
+  CHECK(c.measured.count("gemm_f32_bytes_per_s") == 0);
+  CHECK(c.measured.at("l1_bytes_per_s") == f.l1);
+  CHECK(c.measured.at("stream_triad_bytes_per_s") == Approx(f.bw * 0.95));
+  CHECK(c.measured.at("memory_bandwidth_1thread_bytes_per_s") == f.bw1);
+  CHECK(c.measured.at("overhead_per_layer_s") == f.per_layer);
+  CHECK(c.measured.at("overhead_per_step_s") == Approx(10 * f.per_layer));
+  CHECK(c.provenance.at("gemv_q4_1_bytes_per_s") == "measured 2026-11-29");
+}
+
+TEST_CASE("foreign, truncated, wrong-schema or half-bad files are ignored whole", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  Figures f = random_figures(11);
+  std::string why;
+
+  auto foreign = rooftop::hwdb::apply_calibration(cpu, calibration_json("Other CPU|64|512", f).dump(), &why);
+  CHECK(foreign.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
+  CHECK(foreign.provenance == cpu.provenance);
+  CHECK(why.find("another machine") != std::string::npos);
+
+  std::string text = calibration_json("Made-up EPYC|2|25", f).dump();
+  auto truncated = rooftop::hwdb::apply_calibration(cpu, text.substr(0, text.size() / 2), &why);
+  CHECK(truncated.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
+  CHECK(truncated.measured.empty());
+  CHECK(why.find("damaged JSON") != std::string::npos);
+
+  auto j = calibration_json("Made-up EPYC|2|25", f);
+  j["schema"] = "rooftop-calibration-0";
+  auto old = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(old.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
+  CHECK(why.find("schema") != std::string::npos);
+
+  // A late bad entry must not leave the earlier (valid) figures applied.
+  j = calibration_json("Made-up EPYC|2|25", f);
+  j["overhead"]["per_step_s"] = -1;
+  auto half = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(half.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
+  CHECK(half.measured.empty());
+  CHECK(why.find("overhead.per_step_s") != std::string::npos);
+
+  j = calibration_json("Made-up EPYC|2|25", f);
+  j["memory_bandwidth_bytes_per_s"] = "fast";
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
+  CHECK(why.find("memory_bandwidth_bytes_per_s is not a number") != std::string::npos);
+}
+
+TEST_CASE("Database::get(\"cpu\") reads this machine's calibration file", "[hwdb][calibration]") {
+  std::random_device rd;
+  auto dir = std::filesystem::temp_directory_path() / ("rooftop-cache-" + std::to_string(rd()));
+  std::filesystem::create_directories(dir / "calibration");
+  ::setenv("ROOFTOP_CACHE_DIR", dir.c_str(), 1);
+  CHECK(rooftop::hwdb::calibration_path() == (dir / "calibration" / "local.json").string());
+  auto db = rooftop::hwdb::load();
+  ChipSpec detected = rooftop::hwdb::detect_host_cpu();
+
+  ChipSpec none = db.get("cpu");  // no file yet: detected figures
+  CHECK(none.memory_bandwidth_bytes_per_s == detected.memory_bandwidth_bytes_per_s);
+
+  Figures f = random_figures(3);
+  std::ofstream(dir / "calibration" / "local.json")
+      << calibration_json(rooftop::hwdb::machine_fingerprint(detected), f).dump(2);
+  ChipSpec local = db.get("local");
+  CHECK(local.memory_bandwidth_bytes_per_s == f.bw);
+  CHECK(local.provenance.at("memory_bandwidth_bytes_per_s") == "measured 2026-11-29");
+
+  std::ofstream(dir / "calibration" / "local.json") << calibration_json("Other CPU|64|512", f).dump();
+  ChipSpec foreign = db.get("cpu");
+  CHECK(foreign.memory_bandwidth_bytes_per_s == detected.memory_bandwidth_bytes_per_s);
+  CHECK(foreign.provenance.at("memory_bandwidth_bytes_per_s") == "assumed");
+
+  ::unsetenv("ROOFTOP_CACHE_DIR");
+  std::filesystem::remove_all(dir);
+}

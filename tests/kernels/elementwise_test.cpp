@@ -1,0 +1,105 @@
+// RMSNorm, RoPE, SwiGLU, softmax, argmax and top_k against direct formulas and std::partial_sort.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "analyzer/errors.h"
+#include "tests/kernels/kernel_test_util.h"
+
+using namespace rooftop::kernels;
+using namespace rooftop::kernels::test;
+
+TEST_CASE("rmsnorm scales by the reciprocal root mean square", "[kernels][elementwise]") {
+  // Hand-worked: x = (3, 4), w = (1, 2), eps = 0: rms = sqrt((9 + 16) / 2) = 3.5355339 -> (0.8485281, 2.2627417).
+  std::vector<float> out(2);
+  rmsnorm(std::vector<float>{3, 4}, std::vector<float>{1, 2}, 0.0f, out);
+  CHECK(out[0] == Approx(0.8485281f).epsilon(1e-6));
+  CHECK(out[1] == Approx(2.2627417f).epsilon(1e-6));
+  std::mt19937 rng(40);
+  for (size_t n : {1u, 7u, 4096u}) {
+    const auto x = random_floats(rng, n), w = random_floats(rng, n);
+    std::vector<float> y(n);
+    rmsnorm(x, w, 1e-5f, y);
+    double ss = 0;
+    for (float v : x) ss += double(v) * v;
+    const double inv = 1.0 / std::sqrt(ss / double(n) + 1e-5);
+    for (size_t i = 0; i < n; ++i) REQUIRE(y[i] == Approx(x[i] * inv * w[i]).epsilon(1e-5));
+  }
+  CHECK_THROWS_AS(rmsnorm(std::vector<float>(3), std::vector<float>(2), 1e-5f, out), rooftop::InputError);
+}
+
+TEST_CASE("rope rotates adjacent pairs by pos * base^(-2i/d)", "[kernels][elementwise]") {
+  std::mt19937 rng(41);
+  const int64_t heads = 3, d = 16;
+  for (int64_t pos : {0, 1, 17, 4095}) {
+    const std::vector<float> x = random_floats(rng, size_t(heads * d));
+    std::vector<float> y = x;
+    rope(y, heads, d, pos, 10000.0f);
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < d / 2; ++i) {
+        const double th = double(pos) / std::pow(10000.0, double(2 * i) / double(d));
+        const double a = x[size_t(h * d + 2 * i)], b = x[size_t(h * d + 2 * i + 1)];
+        REQUIRE(y[size_t(h * d + 2 * i)] == Approx(a * std::cos(th) - b * std::sin(th)).margin(1e-6));
+        REQUIRE(y[size_t(h * d + 2 * i + 1)] == Approx(a * std::sin(th) + b * std::cos(th)).margin(1e-6));
+      }
+  }
+  // Hand-worked: pair (1, 0) at pos 1, i = 0: theta = 1 rad -> (cos 1, sin 1) = (0.5403023, 0.8414710).
+  std::vector<float> v = {1, 0, 0, 0};
+  rope(v, 1, 4, 1, 10000.0f);
+  CHECK(v[0] == Approx(0.5403023f));
+  CHECK(v[1] == Approx(0.8414710f));
+  CHECK_THROWS_AS(rope(v, 1, 3, 1, 10000.0f), rooftop::InputError);
+}
+
+TEST_CASE("swiglu is silu(gate) * up", "[kernels][elementwise]") {
+  // Hand-worked: gate = 1, up = 2: 1 / (1 + e^-1) * 2 = 1.4621172.
+  std::vector<float> out(1);
+  swiglu(std::vector<float>{1}, std::vector<float>{2}, out);
+  CHECK(out[0] == Approx(1.4621172f));
+  std::mt19937 rng(42);
+  const auto g = random_floats(rng, 257, 8.0f), u = random_floats(rng, 257);
+  std::vector<float> y(257);
+  swiglu(g, u, y);
+  for (size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == Approx(g[i] / (1.0 + std::exp(-double(g[i]))) * u[i]).epsilon(1e-5));
+}
+
+TEST_CASE("softmax sums to one and keeps the order", "[kernels][elementwise]") {
+  std::mt19937 rng(43);
+  for (size_t n : {1u, 5u, 32000u}) {
+    auto x = random_floats(rng, n, 30.0f);
+    const auto orig = x;
+    softmax(x);
+    const double sum = std::accumulate(x.begin(), x.end(), 0.0);
+    REQUIRE(sum == Approx(1.0).epsilon(1e-5));
+    REQUIRE(argmax(x) == argmax(orig));
+    const double mx = *std::max_element(orig.begin(), orig.end());
+    double z = 0;
+    for (float v : orig) z += std::exp(double(v) - mx);
+    for (size_t i = 0; i < n; i += 97) REQUIRE(x[i] == Approx(std::exp(double(orig[i]) - mx) / z).epsilon(1e-5));
+  }
+  std::vector<float> big = {1000.0f, 1000.0f};  // stable: no overflow
+  softmax(big);
+  CHECK(big[0] == 0.5f);
+}
+
+TEST_CASE("argmax and top_k agree with std::partial_sort", "[kernels][elementwise]") {
+  std::mt19937 rng(44);
+  for (size_t n : {1u, 10u, 1000u, 32000u}) {
+    auto x = random_floats(rng, n);
+    x[n / 2] = x[0];  // a tie: lower index first
+    std::vector<int64_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0);
+    const size_t k = std::min<size_t>(n, 40);
+    std::partial_sort(idx.begin(), idx.begin() + long(k), idx.end(), [&](int64_t a, int64_t b) {
+      return x[size_t(a)] > x[size_t(b)] || (x[size_t(a)] == x[size_t(b)] && a < b);
+    });
+    std::vector<int64_t> got(k);
+    top_k(x, got);
+    REQUIRE(std::equal(got.begin(), got.end(), idx.begin()));
+    REQUIRE(argmax(x) == idx[0]);
+  }
+  std::vector<int64_t> too_many(3);
+  CHECK_THROWS_AS(top_k(std::vector<float>{1, 2}, too_many), rooftop::InputError);
+  CHECK_THROWS_AS(argmax(std::vector<float>{}), rooftop::InputError);
+}

@@ -1,0 +1,76 @@
+// Prefill GEMM: every format and ISA vs the double-accumulating reference across odd n, m, k.
+#include <catch2/catch.hpp>
+
+#include "analyzer/errors.h"
+#include "kernels/cpu/thread_pool.h"
+#include "tests/kernels/kernel_test_util.h"
+
+using namespace rooftop::kernels;
+using namespace rooftop::kernels::test;
+
+namespace {
+
+// |Y - ref| <= gamma * sum_p |x_p w_p|, gamma = 2 (k + 16) 2^-24: float summation over k-blocks.
+void check_gemm(const WeightView& W, const std::vector<float>& X, int64_t n, const std::vector<float>& Y,
+                const std::vector<float>& ref, const char* what) {
+  for (int64_t j = 0; j < W.m; ++j) {
+    const std::vector<float> w = ref_row(W, j);
+    for (int64_t i = 0; i < n; ++i) {
+      double sum_abs = 0;
+      for (int64_t p = 0; p < W.k; ++p) sum_abs += std::fabs(double(X[size_t(i * W.k + p)]) * w[size_t(p)]);
+      const double tol = 2.0 * double(W.k + 16) * 0x1p-24 * sum_abs + 1e-6;
+      INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i
+                << " j=" << j);
+      REQUIRE(std::fabs(Y[size_t(i * W.m + j)] - ref[size_t(i * W.m + j)]) <= tol);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gemm matches the reference for every format, ISA and odd shape", "[kernels][gemm]") {
+  std::mt19937 rng(20);
+  ThreadPool pool(2);
+  struct Shape { int64_t n, m, k; };
+  const Shape shapes[] = {{1, 1, 32}, {3, 17, 64}, {7, 3, 96}, {33, 70, 256}, {7, 257, 512}, {5, 33, 800}};
+  for (WeightFormat f : all_formats()) {
+    for (const Shape& s : shapes) {
+      const int64_t k = round_k(f, s.k);
+      TestWeights w = make_weights(rng, f, s.m, k);
+      const std::vector<float> X = random_floats(rng, size_t(s.n * k));
+      std::vector<float> ref(static_cast<size_t>(s.n * s.m)), Y(static_cast<size_t>(s.n * s.m));
+      gemm_ref(w.view, X, s.n, ref);
+      for (Isa isa : supported_isas()) {
+        std::fill(Y.begin(), Y.end(), 12345.0f);
+        kernel_table(isa).gemm_cols(w.view, X.data(), s.n, Y.data(), 0, s.m);
+        check_gemm(w.view, X, s.n, Y, ref, kernel_table(isa).name);
+      }
+      std::fill(Y.begin(), Y.end(), 12345.0f);
+      gemm(w.view, X, s.n, Y, pool);
+      check_gemm(w.view, X, s.n, Y, ref, "public");
+    }
+  }
+}
+
+TEST_CASE("gemm with a 1-thread pool and a 3-thread pool agree exactly", "[kernels][gemm]") {
+  std::mt19937 rng(21);
+  ThreadPool one(1), three(3);
+  TestWeights w = make_weights(rng, WeightFormat::q4_1, 200, 512);
+  const int64_t n = 9;
+  const std::vector<float> X = random_floats(rng, size_t(n * 512));
+  std::vector<float> a(static_cast<size_t>(n * 200)), b(static_cast<size_t>(n * 200));
+  gemm(w.view, X, n, a, one);
+  gemm(w.view, X, n, b, three);
+  CHECK(a == b);  // each output is computed by one thread in the same order whatever the split
+}
+
+TEST_CASE("gemm rejects mismatched shapes", "[kernels][gemm]") {
+  std::mt19937 rng(22);
+  ThreadPool pool(2);
+  TestWeights w = make_weights(rng, WeightFormat::f16, 4, 8);
+  std::vector<float> X(3 * 8), Y(3 * 4);
+  CHECK_NOTHROW(gemm(w.view, X, 3, Y, pool));
+  CHECK_THROWS_AS(gemm(w.view, X, 2, Y, pool), rooftop::InputError);
+  CHECK_THROWS_AS(gemm(w.view, X, -1, Y, pool), rooftop::InputError);
+  CHECK_THROWS_AS(gemm_ref(w.view, X, 3, std::span<float>(Y.data(), 11)), rooftop::InputError);
+}

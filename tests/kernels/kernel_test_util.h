@@ -1,0 +1,67 @@
+// Test helpers for the CPU kernels: fixed-seed random data, quantized weight matrices, the ISAs to test.
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/kernels.h"
+
+namespace rooftop::kernels::test {
+
+inline const std::vector<WeightFormat>& all_formats() {
+  static const std::vector<WeightFormat> f = {WeightFormat::f32,  WeightFormat::f16,  WeightFormat::bf16,
+                                              WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q8_0,
+                                              WeightFormat::q4_k, WeightFormat::q6_k};
+  return f;
+}
+
+inline std::vector<Isa> supported_isas() {
+  std::vector<Isa> v;
+  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512})
+    if (isa_supported(i)) v.push_back(i);
+  return v;
+}
+
+// Random non-zero values in +-[0.05, 1] * scale.
+inline std::vector<float> random_floats(std::mt19937& rng, size_t n, float scale = 1.0f) {
+  std::uniform_real_distribution<float> mag(0.05f, 1.0f);
+  std::bernoulli_distribution sign(0.5);
+  std::vector<float> v(n);
+  for (auto& x : v) x = (sign(rng) ? -1.0f : 1.0f) * mag(rng) * scale;
+  return v;
+}
+
+// A (m, k) weight matrix in format f, quantized from random floats; owns its bytes.
+struct TestWeights {
+  std::vector<std::byte> bytes;
+  std::vector<float> source;  // the floats before quantization, (m, k)
+  WeightView view;
+};
+
+inline TestWeights make_weights(std::mt19937& rng, WeightFormat f, int64_t m, int64_t k) {
+  TestWeights w;
+  w.source = random_floats(rng, size_t(m * k));
+  const int64_t rb = row_bytes(f, k);
+  w.bytes.resize(size_t(m * rb));
+  for (int64_t r = 0; r < m; ++r)
+    quantize_row(f, std::span<const float>(w.source.data() + r * k, size_t(k)), w.bytes.data() + r * rb);
+  w.view = WeightView{f, w.bytes.data(), m, k};
+  return w;
+}
+
+// Row r dequantized with the scalar reference.
+inline std::vector<float> ref_row(const WeightView& W, int64_t r) {
+  std::vector<float> row(size_t(W.k));
+  dequantize_row_ref(W.format, W.data + r * row_bytes(W.format, W.k), row);
+  return row;
+}
+
+// Smallest k that is a whole number of blocks and at least `k`.
+inline int64_t round_k(WeightFormat f, int64_t k) {
+  const int64_t bv = block_values(f);
+  return (k + bv - 1) / bv * bv;
+}
+
+}  // namespace rooftop::kernels::test

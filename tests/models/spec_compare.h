@@ -1,0 +1,57 @@
+// architecture_diff: the architecture fields where two ModelSpecs differ ("" when equal), for importer tests.
+#pragma once
+#include <sstream>
+#include <string>
+
+#include "analyzer/model_spec.h"
+
+namespace rooftop::test {
+
+// Compares every field that shapes the weights and the KV cache (not id, name, source, published counts).
+inline std::string architecture_diff(const ModelSpec& a, const ModelSpec& b, bool compare_max_context = true) {
+  std::ostringstream d;
+  auto f = [&](const char* name, auto x, auto y) {
+    if (!(x == y)) d << name << ": " << x << " vs " << y << "; ";
+  };
+  f("vocab", a.vocab, b.vocab);
+  f("hidden", a.hidden, b.hidden);
+  f("layers", a.layers, b.layers);
+  f("heads", a.heads, b.heads);
+  f("kv_heads", a.kv_heads, b.kv_heads);
+  f("head_dim", a.head_dim, b.head_dim);
+  f("ffn", a.ffn, b.ffn);
+  f("ffn_kind", static_cast<int>(a.ffn_kind), static_cast<int>(b.ffn_kind));
+  f("tied_embeddings", a.tied_embeddings, b.tied_embeddings);
+  f("attention_bias", a.attention_bias, b.attention_bias);
+  f("attention_out_bias", a.attention_out_bias, b.attention_out_bias);
+  f("ffn_bias", a.ffn_bias, b.ffn_bias);
+  f("qk_norm", a.qk_norm, b.qk_norm);
+  f("attention_sinks", a.attention_sinks, b.attention_sinks);
+  f("norms_per_layer", a.norms_per_layer, b.norms_per_layer);
+  f("layernorm_bias", a.layernorm_bias, b.layernorm_bias);
+  f("sliding_window", a.sliding_window, b.sliding_window);
+  f("sliding_window_layers", a.sliding_window_layers, b.sliding_window_layers);
+  if (compare_max_context) f("max_context", a.max_context, b.max_context);
+  f("rope_theta", a.rope_theta, b.rope_theta);
+  f("moe", a.moe.has_value(), b.moe.has_value());
+  if (a.moe && b.moe) {
+    f("moe.experts", a.moe->experts, b.moe->experts);
+    f("moe.active_experts", a.moe->active_experts, b.moe->active_experts);
+    f("moe.shared_experts", a.moe->shared_experts, b.moe->shared_experts);
+    f("moe.expert_ffn", a.moe->expert_ffn, b.moe->expert_ffn);
+    f("moe.shared_expert_ffn", a.moe->shared_expert_ffn, b.moe->shared_expert_ffn);
+    f("moe.dense_layers", a.moe->dense_layers, b.moe->dense_layers);
+    f("moe.router_bias", a.moe->router_bias, b.moe->router_bias);
+  }
+  f("mla", a.mla.has_value(), b.mla.has_value());
+  if (a.mla && b.mla) {
+    f("mla.kv_lora_rank", a.mla->kv_lora_rank, b.mla->kv_lora_rank);
+    f("mla.q_lora_rank", a.mla->q_lora_rank, b.mla->q_lora_rank);
+    f("mla.qk_rope_head_dim", a.mla->qk_rope_head_dim, b.mla->qk_rope_head_dim);
+    f("mla.qk_nope_head_dim", a.mla->qk_nope_head_dim, b.mla->qk_nope_head_dim);
+    f("mla.v_head_dim", a.mla->v_head_dim, b.mla->v_head_dim);
+  }
+  return d.str();
+}
+
+}  // namespace rooftop::test

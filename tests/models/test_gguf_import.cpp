@@ -1,0 +1,177 @@
+// GGUF import: a synthetic GGUF written here and the set-up's SmolLM2 file map to the expected ModelSpec.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "analyzer/errors.h"
+#include "analyzer/params.h"
+#include "engine/model_path.h"
+#include "models/models.h"
+#include "tests/models/spec_compare.h"
+
+using namespace rooftop;
+using Catch::Matchers::Contains;
+
+namespace {
+// A minimal GGUF v3 writer: metadata (u32, f32, string, string array) and F32 tensor infos. The data
+// section is left as a sparse hole (resize_file), since only the header is read.
+struct GgufWriter {
+  std::string kv;
+  uint64_t n_kv = 0;
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> tensors;
+
+  template <class T> static void put(std::string& s, T v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  static void put_str(std::string& s, const std::string& v) { put<uint64_t>(s, v.size()); s += v; }
+  void u32(const std::string& key, uint32_t v) { put_str(kv, key); put<uint32_t>(kv, 4); put(kv, v); ++n_kv; }
+  void f32(const std::string& key, float v) { put_str(kv, key); put<uint32_t>(kv, 6); put(kv, v); ++n_kv; }
+  void str(const std::string& key, const std::string& v) { put_str(kv, key); put<uint32_t>(kv, 8); put_str(kv, v); ++n_kv; }
+  void strs(const std::string& key, const std::vector<std::string>& v) {
+    put_str(kv, key); put<uint32_t>(kv, 9); put<uint32_t>(kv, 8); put<uint64_t>(kv, v.size());
+    for (const auto& s : v) put_str(kv, s);
+    ++n_kv;
+  }
+  void tensor(const std::string& name, std::vector<uint64_t> dims) { tensors.emplace_back(name, std::move(dims)); }
+
+  void write(const std::string& path) const {
+    std::string h = "GGUF";
+    put<uint32_t>(h, 3);
+    put<uint64_t>(h, tensors.size());
+    put<uint64_t>(h, n_kv);
+    h += kv;
+    uint64_t offset = 0;
+    for (const auto& [name, dims] : tensors) {
+      put_str(h, name);
+      put<uint32_t>(h, static_cast<uint32_t>(dims.size()));
+      uint64_t n = 1;
+      for (uint64_t d : dims) { put<uint64_t>(h, d); n *= d; }
+      put<uint32_t>(h, 0);  // F32
+      put<uint64_t>(h, offset);
+      offset += (n * 4 + 31) / 32 * 32;
+    }
+    const uint64_t data_start = (h.size() + 31) / 32 * 32;
+    std::ofstream(path, std::ios::binary).write(h.data(), static_cast<std::streamsize>(h.size()));
+    std::filesystem::resize_file(path, data_start + offset);
+  }
+};
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-gguf";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+}  // namespace
+
+TEST_CASE("a synthetic dense GGUF maps its metadata and tensor names to a ModelSpec", "[models][gguf]") {
+  // vocab 7, hidden 64, 3 layers, 8 query heads sharing 2 KV heads of width 16, FFN 96, separate LM
+  // head, q/k/v biases, gated FFN.
+  GgufWriter w;
+  w.str("general.architecture", "qwen2");
+  w.str("general.name", "Tiny Qwen");
+  w.u32("qwen2.block_count", 3);
+  w.u32("qwen2.embedding_length", 64);
+  w.u32("qwen2.feed_forward_length", 96);
+  w.u32("qwen2.attention.head_count", 8);
+  w.u32("qwen2.attention.head_count_kv", 2);
+  w.u32("qwen2.context_length", 2048);
+  w.f32("qwen2.rope.freq_base", 1e6f);
+  w.strs("tokenizer.ggml.tokens", {"a", "b", "c", "d", "e", "f", "g"});
+  w.tensor("token_embd.weight", {64, 7});
+  w.tensor("output.weight", {64, 7});
+  for (int i = 0; i < 3; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    w.tensor(b + "attn_q.weight", {64, 128});
+    w.tensor(b + "attn_q.bias", {128});
+    w.tensor(b + "ffn_gate.weight", {64, 96});
+  }
+  const std::string path = temp_path("tiny-qwen.gguf");
+  w.write(path);
+
+  const ModelSpec m = models::from_gguf(path);
+  CHECK(m.id == "tiny-qwen");
+  CHECK(m.name == "Tiny Qwen");
+  CHECK(m.family == "qwen2");
+  CHECK(m.vocab == 7);
+  CHECK(m.hidden == 64);
+  CHECK(m.layers == 3);
+  CHECK(m.heads == 8);
+  CHECK(m.kv_heads == 2);
+  CHECK(m.head_dim == 8);  // no key_length: hidden / heads
+  CHECK(m.ffn == 96);
+  CHECK(m.max_context == 2048);
+  CHECK(m.rope_theta == 1e6);
+  CHECK_FALSE(m.tied_embeddings);
+  CHECK(m.attention_bias);
+  CHECK(m.ffn_kind == FfnKind::swiglu);
+  CHECK_FALSE(m.moe.has_value());
+}
+
+TEST_CASE("a synthetic MoE GGUF with sliding windows and sinks (gpt-oss layout)", "[models][gguf]") {
+  GgufWriter w;
+  w.str("general.architecture", "gpt-oss");
+  w.u32("gpt-oss.block_count", 4);
+  w.u32("gpt-oss.embedding_length", 32);
+  w.u32("gpt-oss.feed_forward_length", 32);
+  w.u32("gpt-oss.expert_feed_forward_length", 32);
+  w.u32("gpt-oss.attention.head_count", 4);
+  w.u32("gpt-oss.attention.head_count_kv", 2);
+  w.u32("gpt-oss.attention.key_length", 16);
+  w.u32("gpt-oss.attention.sliding_window", 128);
+  w.u32("gpt-oss.expert_count", 8);
+  w.u32("gpt-oss.expert_used_count", 2);
+  w.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
+  w.tensor("token_embd.weight", {32, 3});
+  w.tensor("output.weight", {32, 3});
+  w.tensor("blk.0.attn_sinks.weight", {4});
+  w.tensor("blk.0.attn_output.bias", {32});
+  w.tensor("blk.0.attn_q.bias", {64});
+  w.tensor("blk.0.ffn_gate_exps.weight", {32, 32, 8});
+  w.tensor("blk.0.ffn_up_exps.bias", {32, 8});
+  w.tensor("blk.0.ffn_gate_inp.bias", {8});
+  const std::string path = temp_path("mini-oss.gguf");
+  w.write(path);
+
+  const ModelSpec m = models::from_gguf(path);
+  REQUIRE(m.moe.has_value());
+  CHECK(m.moe->experts == 8);
+  CHECK(m.moe->active_experts == 2);
+  CHECK(m.moe->expert_ffn == 32);
+  CHECK(m.moe->router_bias);
+  CHECK(m.head_dim == 16);
+  CHECK(m.attention_sinks);
+  CHECK(m.attention_out_bias);
+  CHECK(m.ffn_bias);
+  CHECK(m.sliding_window == 128);
+  CHECK(m.sliding_window_layers == 2);  // alternating
+}
+
+TEST_CASE("GGUF files missing a key or not GGUF at all give InputError naming the file", "[models][gguf]") {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.attention.head_count", 8);
+  w.strs("tokenizer.ggml.tokens", {"a"});
+  const std::string path = temp_path("no-blocks.gguf");
+  w.write(path);
+  CHECK_THROWS_WITH(models::from_gguf(path), Contains(path + ": GGUF key 'llama.block_count' is missing"));
+
+  const std::string junk = temp_path("junk.gguf");
+  std::ofstream(junk) << "this is not a gguf file at all, just text";
+  CHECK_THROWS_AS(models::from_gguf(junk), InputError);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+}
+
+TEST_CASE("the set-up's SmolLM2-135M GGUF has the smollm2-135m card's architecture", "[models][gguf]") {
+  const std::string path = engine::default_model_path();
+  if (!std::filesystem::exists(path)) {
+    WARN("skipped: " << path << " is absent (scripts/setup.sh fetches it)");
+    return;
+  }
+  const ModelSpec m = models::from_gguf(path);
+  const auto db = models::load();
+  const ModelSpec& card = *db.find("smollm2-135m");
+  CHECK(test::architecture_diff(m, card) == "");
+  CHECK(count_params(m).total == count_params(card).total);
+  CHECK(count_params(m).total == 134515008.0);
+}
