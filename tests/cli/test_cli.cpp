@@ -1,0 +1,166 @@
+// The CLI end to end, in-process: exit codes, one-line errors, JSON keys of DESIGN.md, atomic -o.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analyzer/cli/cli.h"
+
+namespace {
+struct Result {
+  int code;
+  std::string out, err;
+};
+Result cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "rooftop");
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int code = rooftop::cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
+}
+nlohmann::json json_of(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  auto r = cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+}  // namespace
+
+TEST_CASE("fit: llama-3.1-70b on an H200 (issue 2's done-when)") {
+  auto j = json_of({"fit", "--model", "llama-3.1-70b", "--hw", "h200", "--precision", "bf16", "--context", "8192", "--batch", "1"});
+  CHECK(j["weights_bytes"].get<double>() == Approx(141.1e9).epsilon(0.005));
+  CHECK(j["kv_bytes_per_token"].get<double>() == 327680);
+  CHECK(j["fits"] == false);
+  for (const char* key : {"model", "hw", "precision", "kv_precision", "context", "batch", "params_total", "params_active",
+                          "weights_bytes", "kv_bytes_per_token", "kv_bytes", "activation_bytes", "overhead_bytes", "total_bytes",
+                          "capacity_bytes", "fits", "headroom_bytes", "max_batch", "max_context", "kv_equals_weights_at_tokens", "provenance"})
+    CHECK(j.contains(key));
+  auto f = json_of({"fit", "--model", "llama-3.1-70b", "--hw", "h200", "--precision", "fp8", "--context", "8192"});
+  CHECK(f["fits"] == true);
+  CHECK(f["max_batch"].get<int>() > 1);
+}
+
+TEST_CASE("model show deepseek-v3: 671B total, 37B active, 70,272 B of KV per token") {
+  auto j = json_of({"model", "show", "deepseek-v3"});
+  CHECK(j["params_total"].get<double>() == Approx(671e9).epsilon(0.01));
+  CHECK(j["params_active"].get<double>() == Approx(37e9).epsilon(0.015));
+  CHECK(j["kv_bytes_per_token"].get<double>() == 70272);
+  CHECK(j.contains("params_by_class"));
+}
+
+TEST_CASE("speed: llama-3.1-8b on an H200 (issue 3's done-when)") {
+  auto j = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h200", "--precision", "bf16", "--batch", "1", "--context", "1024"});
+  auto p = j["points"][0];
+  CHECK(p["weights_only_tokens_per_s"].get<double>() == Approx(299).epsilon(0.005));
+  CHECK(p["decode_tokens_per_s"].get<double>() < p["weights_only_tokens_per_s"].get<double>());
+  for (const char* key : {"batch", "prefill_s", "ttft_s", "tpot_s", "decode_tokens_per_s", "decode_tokens_per_s_per_stream", "bound",
+                          "bytes_per_step", "flops_per_step", "usd_per_mtok_output", "usd_per_mtok_input", "joules_per_token"})
+    CHECK(p.contains(key));
+  CHECK(p["bound"] == "memory");
+  CHECK(j["provenance"]["bandwidth_efficiency"] == "assumed");
+}
+
+TEST_CASE("cost --simple reproduces seed 002's H100 table from the real cards") {
+  auto j = json_of({"cost", "--model", "llama-3.1-70b", "--hw", "h100-sxm", "--precision", "fp8", "--simple", "--batch", "1,8,64,256,1024"});
+  const double tok[] = {48, 383, 3100, 12300, 14300};
+  const double usd[] = {15, 1.81, 0.227, 0.057, 0.049};
+  for (int i = 0; i < 5; ++i) {
+    CHECK(j["points"][i]["decode_tokens_per_s"].get<double>() == Approx(tok[i]).epsilon(0.025));
+    CHECK(j["points"][i]["usd_per_mtok_output"].get<double>() == Approx(usd[i]).epsilon(0.04));
+  }
+}
+
+TEST_CASE("roofline: H100 ridge ~299 FLOPs/byte at bf16, decode x32 attains ~107 TFLOP/s") {
+  auto j = json_of({"roofline", "--hw", "h100-sxm", "--model", "llama-3.1-70b", "--precision", "bf16", "--simple"});
+  CHECK(j["ridge_flops_per_byte"].get<double>() == Approx(299).epsilon(0.015));
+  bool found = false;
+  for (auto& p : j["points"])
+    if (p["name"] == "decode x32") {
+      found = true;
+      CHECK(p["attainable_flops"].get<double>() == Approx(107e12).epsilon(0.005));
+      CHECK(p["bound"] == "memory");
+    }
+  CHECK(found);
+}
+
+TEST_CASE("compare lists every chip, sorted, marking those that cannot hold the model") {
+  auto j = json_of({"compare", "--model", "llama-3.1-70b", "--precision", "fp8", "--simple"});
+  auto chips = j["chips"];
+  CHECK(chips.size() >= 14);
+  double prev = 1e30;
+  for (auto& c : chips) {
+    if (c.contains("error")) continue;
+    CHECK(c["decode_tokens_per_s"].get<double>() <= prev);
+    prev = c["decode_tokens_per_s"].get<double>();
+    if (c["hw"] == "rtx-5090") CHECK(c["fits"] == false);  // seed 002: 32 GB, "won't fit"
+    if (c["hw"] == "h100-sxm") CHECK(c["weights_only_tokens_per_s"].get<double>() == Approx(47.5).epsilon(0.01));
+  }
+}
+
+TEST_CASE("bad input: exit code 2 and one clear line") {
+  auto r = cli({"fit", "--model", "llama-3.1-70", "--hw", "h200"});
+  CHECK(r.code == 2);
+  CHECK(one_line(r.err));
+  CHECK(r.err.find("llama-3.1-70b") != std::string::npos);  // the closest id
+  r = cli({"fit", "--model", "llama-3.1-8b", "--hw", "h100"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("h100-sxm") != std::string::npos);
+  r = cli({"fit", "--model", "llama-3.1-8b", "--batch", "0"});
+  CHECK(r.code == 2);
+  CHECK(one_line(r.err));
+  r = cli({"fit", "--model", "llama-3.1-8b", "--context", "1000000000000"});
+  CHECK(r.code == 2);
+  r = cli({"fit", "--model", "llama-3.1-8b", "--tp", "3"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("does not divide") != std::string::npos);
+  r = cli({"speed", "--model", "llama-3.1-8b", "--batch", "1,x"});
+  CHECK(r.code == 2);
+  r = cli({"speed", "--model", "llama-3.1-8b", "--precision", "q4_2"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("q4_") != std::string::npos);
+  r = cli({"fit", "--model", "llama-3.1-8b", "--batch", "abc"});
+  CHECK(r.code == 2);
+  r = cli({"nonsense"});
+  CHECK(r.code == 2);
+  r = cli({"speed", "--model", "llama-3.1-8b", "--draft-len", "5"});
+  CHECK(r.code == 2);
+  r = cli({"speed", "--model", "llama-3.1-8b", "--draft-len", "5", "--draft-cost", "0.15", "--acceptance", "1.0", "--format", "json"});
+  CHECK(r.code == 0);
+  // nlohmann writes NaN and infinity as null: every figure of the point must be a real number.
+  auto j = nlohmann::json::parse(r.out);
+  for (auto& [k, v] : j["points"][0].items())
+    if (v.is_number()) CHECK(std::isfinite(v.get<double>()));
+  CHECK(j["points"][0]["decode_tokens_per_s"].is_number());
+  CHECK(j["speculative"]["tokens_per_pass"].get<double>() == 6);  // a = 1: all 5 drafts + 1
+}
+
+TEST_CASE("-o writes the whole file atomically; a missing folder is bad input") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "rooftop_cli_test";
+  fs::create_directories(dir);
+  fs::path f = dir / "fit.json";
+  auto r = cli({"fit", "--model", "smollm2-135m", "--format", "json", "-o", f.string()});
+  REQUIRE(r.code == 0);
+  std::ifstream in(f);
+  auto j = nlohmann::json::parse(in);
+  CHECK(j["kv_bytes_per_token"].get<double>() == 23040);  // seed 000: bf16
+  for (auto& e : fs::directory_iterator(dir)) CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
+  r = cli({"fit", "--model", "smollm2-135m", "-o", (dir / "no" / "such" / "x.txt").string()});
+  CHECK(r.code == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("--help and --version succeed") {
+  CHECK(cli({"--help"}).code == 0);
+  CHECK(cli({"--version"}).code == 0);
+  auto h = cli({"fit", "--help"});
+  CHECK(h.code == 0);
+  CHECK(h.out.find("Example") != std::string::npos);
+}
