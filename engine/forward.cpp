@@ -2,6 +2,7 @@
 #include "engine/forward.h"
 
 #include "analyzer/errors.h"
+#include "kernels/cpu/fused.h"
 
 namespace rooftop::engine {
 
@@ -56,10 +57,8 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
       std::copy_n(k_.data() + i * kvd, kvd, cache_.k_row(l, pos0 + i));
       std::copy_n(v_.data() + i * kvd, kvd, cache_.v_row(l, pos0 + i));
     }
-    const kernels::KvView kv = cache_.view(l);
-    for (int64_t i = 0; i < n; ++i)  // causal: token i sees positions [0, pos0 + i]
-      kernels::attention_decode({q_.data() + i * qd, size_t(qd)}, c.heads, kv, pos0 + i + 1,
-                                {att_.data() + i * qd, size_t(qd)}, pool_);
+    // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
+    kernels::attention_prefill(cspan(q_, n * qd), n, c.heads, cache_.view(l), pos0, span(att_, n * qd), pool_);
     kernels::gemm(w.wo, cspan(att_, n * qd), n, span(o_, n * D), pool_);  // o (n, D)
     for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
     for (int64_t i = 0; i < n; ++i)
@@ -96,28 +95,41 @@ std::span<const float> Forward::decode(int32_t token) {
   grow(g_, F); grow(u_, F); grow(h_, F); grow(logits_, c.vocab);
   auto sp = [](std::vector<float>& v, int64_t size) { return std::span<float>(v.data(), size_t(size)); };
   auto cs = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
+  auto matvec = [&](const WeightView& W, std::span<const float> x, std::span<float> y) {
+    if (fp32_activations_) kernels::gemm(W, x, 1, y, pool_);
+    else kernels::gemv(W, x, y, pool_);
+  };
   embed(token, x_.data());  // x (D)
   for (int64_t l = 0; l < c.layers; ++l) {
     const LayerWeights& w = model_.layers[size_t(l)];
     kernels::rmsnorm(cs(x_, D), w.attn_norm, c.rms_eps, sp(xn_, D));
-    kernels::gemv(w.wq, cs(xn_, D), sp(q_, qd), pool_);                                // q (H*d)
-    kernels::gemv(w.wk, cs(xn_, D), {cache_.k_row(l, pos), size_t(kvd)}, pool_);       // k (Hk*d) -> cache
-    kernels::gemv(w.wv, cs(xn_, D), {cache_.v_row(l, pos), size_t(kvd)}, pool_);       // v (Hk*d) -> cache
+    if (fp32_activations_) {
+      kernels::gemm(w.wq, cs(xn_, D), 1, sp(q_, qd), pool_);
+      kernels::gemm(w.wk, cs(xn_, D), 1, {cache_.k_row(l, pos), size_t(kvd)}, pool_);
+      kernels::gemm(w.wv, cs(xn_, D), 1, {cache_.v_row(l, pos), size_t(kvd)}, pool_);
+    } else {  // q (H*d), k and v (Hk*d) straight into the cache: the rows of the three matrices as one range
+      const kernels::GemvTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, cache_.k_row(l, pos)}, {&w.wv, cache_.v_row(l, pos)}};
+      kernels::gemv_multi(qkv, cs(xn_, D), pool_);
+    }
     kernels::rope(sp(q_, qd), c.heads, c.head_dim, pos, c.rope_base);
     kernels::rope({cache_.k_row(l, pos), size_t(kvd)}, c.kv_heads, c.head_dim, pos, c.rope_base);
     kernels::attention_decode(cs(q_, qd), c.heads, cache_.view(l), pos + 1, sp(att_, qd), pool_);
-    kernels::gemv(w.wo, cs(att_, qd), sp(o_, D), pool_);
+    matvec(w.wo, cs(att_, qd), sp(o_, D));
     for (int64_t j = 0; j < D; ++j) x_[size_t(j)] += o_[size_t(j)];
     kernels::rmsnorm(cs(x_, D), w.ffn_norm, c.rms_eps, sp(xn_, D));
-    kernels::gemv(w.gate, cs(xn_, D), sp(g_, F), pool_);
-    kernels::gemv(w.up, cs(xn_, D), sp(u_, F), pool_);
-    kernels::swiglu(cs(g_, F), cs(u_, F), sp(h_, F));
-    kernels::gemv(w.down, cs(h_, F), sp(o_, D), pool_);
+    if (fp32_activations_) {
+      kernels::gemm(w.gate, cs(xn_, D), 1, sp(g_, F), pool_);
+      kernels::gemm(w.up, cs(xn_, D), 1, sp(u_, F), pool_);
+      kernels::swiglu(cs(g_, F), cs(u_, F), sp(h_, F));
+    } else {
+      kernels::gemv_swiglu(w.gate, w.up, cs(xn_, D), sp(h_, F), pool_);  // h (F) = silu(gate xn) * up xn
+    }
+    matvec(w.down, cs(h_, F), sp(o_, D));
     for (int64_t j = 0; j < D; ++j) x_[size_t(j)] += o_[size_t(j)];
   }
   cache_.set_length(pos + 1);
   kernels::rmsnorm(cs(x_, D), model_.output_norm, c.rms_eps, sp(xn_, D));
-  kernels::gemv(model_.output, cs(xn_, D), sp(logits_, c.vocab), pool_);  // logits (V)
+  matvec(model_.output, cs(xn_, D), sp(logits_, c.vocab));  // logits (V)
   return {logits_.data(), size_t(c.vocab)};
 }
 

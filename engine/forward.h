@@ -24,6 +24,10 @@ class Forward {
   // Decode: one token at position cache.length(); returns its logits (V).
   std::span<const float> decode(int32_t token);
 
+  // Decode with fp32 activations (the GEMM kernel on one row) instead of int8-quantized activations in the
+  // GEMV: slower, used to measure what the int8 rounding alone changes (tests).
+  void set_fp32_activations(bool on) { fp32_activations_ = on; }
+
   const KvCache& cache() const { return cache_; }
   const LlamaModel& model() const { return model_; }
 
@@ -34,6 +38,7 @@ class Forward {
   const LlamaModel& model_;
   kernels::ThreadPool& pool_;
   KvCache cache_;
+  bool fp32_activations_ = false;
   // Scratch (sized for the largest n seen).
   std::vector<float> x_, xn_, q_, k_, v_, att_, o_, g_, u_, h_, logits_;
 };

@@ -228,9 +228,12 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
 
 std::string Tokenizer::chat_prompt(std::string_view user, std::string_view system) {
   std::string s;
-  s += "<|im_start|>system\n";
-  s += system;
-  s += "<|im_end|>\n<|im_start|>user\n";
+  if (!system.empty()) {  // an empty system turn is left out (a user-only conversation)
+    s += "<|im_start|>system\n";
+    s += system;
+    s += "<|im_end|>\n";
+  }
+  s += "<|im_start|>user\n";
   s += user;
   s += "<|im_end|>\n<|im_start|>assistant\n";
   return s;

@@ -32,7 +32,8 @@ class Tokenizer {
   std::string decode(std::span<const int32_t> ids) const;
   std::string piece(int32_t id) const;  // the bytes of one token
 
-  // The ChatML prompt for one user turn, ending with the assistant's role marker.
+  // The ChatML prompt for one user turn, ending with the assistant's role marker. The default system turn
+  // is the one the file's chat template adds; an empty `system` leaves the system turn out.
   static std::string chat_prompt(std::string_view user, std::string_view system = kSmolLM2SystemPrompt);
 
   int32_t vocab_size() const { return int32_t(tokens_.size()); }

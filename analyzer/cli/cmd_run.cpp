@@ -101,7 +101,8 @@ void register_run(CLI::App& app, Context& ctx) {
     std::string gguf, prompt;
     int64_t n = 64, show_logits = 0, context = 0;
     int threads = 0;
-    bool chat = false, ignore_eos = false;
+    bool chat = false, ignore_eos = false, special = false;
+    std::string system = engine::kSmolLM2SystemPrompt;
     engine::SamplerConfig s;
     OutputOptions out;
   };
@@ -112,6 +113,8 @@ void register_run(CLI::App& app, Context& ctx) {
   cmd->add_option("-p,--prompt", o->prompt, "the prompt text")->required();
   cmd->add_option("-n", o->n, "tokens to generate")->capture_default_str();
   cmd->add_flag("--chat", o->chat, "wrap the prompt in the model's chat template (system + user turn)");
+  cmd->add_option("--system", o->system, "the system turn for --chat (default: the chat template's own; \"\" = none)");
+  cmd->add_flag("--special", o->special, "recognise control tokens such as <|im_start|> written in the prompt");
   cmd->add_option("--temperature", o->s.temperature, "0 = greedy")->capture_default_str();
   cmd->add_option("--top-k", o->s.top_k, "keep the k likeliest tokens (0 = all)")->capture_default_str();
   cmd->add_option("--top-p", o->s.top_p, "keep the smallest set reaching probability p")->capture_default_str();
@@ -128,8 +131,8 @@ void register_run(CLI::App& app, Context& ctx) {
       std::string path = o->gguf.empty() ? engine::require_default_model() : o->gguf;
       engine::LlamaModel model = engine::load_llama(path);
       auto tok = engine::Tokenizer::from_gguf(model.file);
-      std::string text = o->chat ? engine::Tokenizer::chat_prompt(o->prompt) : o->prompt;
-      auto ids = tok.encode(text, o->chat);
+      std::string text = o->chat ? engine::Tokenizer::chat_prompt(o->prompt, o->system) : o->prompt;
+      auto ids = tok.encode(text, o->chat || o->special);
       if (ids.empty()) throw InputError("the prompt is empty: at least one token is needed");
       int64_t need = int64_t(ids.size()) + o->n;
       if (need > model.cfg.context)

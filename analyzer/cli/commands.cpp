@@ -13,6 +13,9 @@ void register_hw(CLI::App&, Context&);
 void register_model(CLI::App&, Context&);
 void register_tokenize(CLI::App&, Context&);
 void register_run(CLI::App&, Context&);
+void register_calibrate(CLI::App&, Context&);
+void register_report(CLI::App&, Context&);
+void register_validate(CLI::App&, Context&);
 
 const std::vector<Registrar>& registrars() {
   static const std::vector<Registrar> list = {
@@ -25,6 +28,9 @@ const std::vector<Registrar>& registrars() {
       register_model,
       register_tokenize,
       register_run,
+      register_calibrate,
+      register_report,
+      register_validate,
   };
   return list;
 }

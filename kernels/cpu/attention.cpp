@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/checks.h"
 #include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/fused.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/thread_pool.h"
 
@@ -81,6 +82,26 @@ void attention_decode(std::span<const float> q, int64_t heads, const KvView& kv,
   const int64_t d = kv.head_dim, group = heads / kv.kv_heads;
   pool.parallel_for(heads, [&](int64_t h0, int64_t h1, int) {
     for (int64_t h = h0; h < h1; ++h) attend_head(tab, q.data() + h * d, kv, h / group, t, out.data() + h * d);
+  });
+}
+
+void attention_prefill(std::span<const float> q, int64_t n, int64_t heads, const KvView& kv, int64_t pos0,
+                       std::span<float> out, ThreadPool& pool) {
+  if (n <= 0 || pos0 < 0)
+    throw InputError("attention_prefill: n = " + std::to_string(n) + ", pos0 = " + std::to_string(pos0) +
+                     "; expected n >= 1 and pos0 >= 0");
+  const int64_t hd = heads * kv.head_dim;
+  check_attention("attention_prefill", q.first(size_t(std::min<int64_t>(hd, int64_t(q.size())))), heads, kv, pos0 + 1,
+                  out.first(size_t(std::min<int64_t>(hd, int64_t(out.size())))));
+  check_size("attention_prefill", "q (n, h, d)", int64_t(q.size()), n * hd);
+  check_size("attention_prefill", "out (n, h, d)", int64_t(out.size()), n * hd);
+  const KernelTable& tab = active_kernels();
+  const int64_t d = kv.head_dim, group = heads / kv.kv_heads;
+  pool.parallel_for(n * heads, [&](int64_t b, int64_t e, int) {
+    for (int64_t idx = b; idx < e; ++idx) {
+      const int64_t i = idx / heads, h = idx % heads;
+      attend_head(tab, q.data() + i * hd + h * d, kv, h / group, pos0 + i + 1, out.data() + i * hd + h * d);
+    }
   });
 }
 

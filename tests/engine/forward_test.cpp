@@ -19,6 +19,9 @@ namespace {
 // Prefill keeps activations in fp32 in the GEMM while the decode GEMV rounds them to 8 bits per block
 // (q8 dot products), so the paths agree to that rounding, not bit for bit. Measured: 1.17 of max |logit| 22.4.
 constexpr double kPathTolerance = 0.08;
+// With fp32 activations on both paths only summation order differs: 30 layers of k <= 1536 fp32 sums,
+// relative error ~ 1e-6 per sum, amplified by the depth; 1e-4 of the largest logit is a generous bound.
+constexpr double kFp32Tolerance = 1e-4;
 // Measured perplexity: 6.21 over 126 tokens (SmolLM2-135M-Instruct q4_1 on tests/data/perplexity_paragraph.txt).
 // A wrong RoPE, a transposed matrix or a bad dequantization gives hundreds to thousands.
 constexpr double kPerplexityThreshold = 12.0;
@@ -50,24 +53,49 @@ TEST_CASE("SmolLM2 shape from the file", "[forward][model]") {
   CHECK(smol().model.kv_bytes_per_token() == 46080);
 }
 
-// OBSERVED (q4_1 file): greedy answer "L'Étoile, la Cité, la France, ..." with no "Paris" in 60 tokens,
-// identical through the GEMM and the GEMV paths. Marked mayfail until explained (see the engine report).
-TEST_CASE("greedy chat answer names Paris", "[forward][model][!mayfail]") {
-  Smol& s = smol();
-  auto ids = s.tok.encode(Tokenizer::chat_prompt("What is the capital of France?"), true);
-  Forward fwd(s.model, int64_t(ids.size()) + 32, s.pool);
+namespace {
+std::string greedy_chat(Smol& s, const std::string& system, int64_t n) {
+  auto ids = s.tok.encode(Tokenizer::chat_prompt("What is the capital of France?", system), true);
+  Forward fwd(s.model, int64_t(ids.size()) + n, s.pool);
   GenerateOptions opt;
-  opt.max_tokens = 24;
+  opt.max_tokens = n;
   RunRecord r = generate(fwd, s.tok, ids, opt, {});
-  INFO("answer: " << r.text);
-  CHECK(r.text.find("Paris") != std::string::npos);
   CHECK(r.steps.back().kv_bytes == fwd.cache().bytes());
   CHECK(fwd.cache().bytes() == fwd.cache().length() * 46080);
+  return r.text;
+}
+}  // namespace
+
+// Cross-checked with llama.cpp (llama-simple, commit c392e50, greedy) on the same file and the same prompt
+// token ids: a user-only ChatML turn and a generic system turn both give "The capital of France is Paris."
+TEST_CASE("greedy chat answer names Paris", "[forward][model]") {
+  Smol& s = smol();
+  std::string user_only = greedy_chat(s, "", 12);
+  INFO("answer (user turn only): " << user_only);
+  CHECK(user_only.starts_with("The capital of France is Paris."));
+  std::string generic = greedy_chat(s, "You are a helpful assistant.", 12);
+  INFO("answer (generic system turn): " << generic);
+  CHECK(generic.starts_with("The capital of France is Paris."));
 }
 
-// OBSERVED (q4_1 file): ' Paris' 0.775, ' the' 0.063, ' London' 0.012, ' Le' 0.0097, ' New' 0.0093: ' Paris' IS
-// first here; seed 000's recorded run used an 8-bit file. Marked mayfail until explained (see the engine report).
-TEST_CASE("on 'The capital of France is' the likeliest first token is not ' Paris' (seed 000)", "[forward][model][!mayfail]") {
+// With the template's own default system turn ("You are a helpful AI assistant named SmolLM, trained by
+// Hugging Face") THIS q4_1 file answers in French and never names Paris, and llama.cpp on the same file and
+// the same 37 prompt ids does the same: "L'Étoile, la Cité, la Nation, ...". Our greedy path agrees on the
+// first 11 tokens, then picks ' France' (p 0.123) where llama.cpp picks ' Nation' (p 0.092 here): a near tie
+// that int8 activation rounding can flip. This is the file's 4-bit quantization, not an engine bug (the
+// fp16 model answers Paris); the test pins the agreed prefix so a regression shows.
+TEST_CASE("default system turn: this q4_1 file answers like llama.cpp does", "[forward][model]") {
+  Smol& s = smol();
+  std::string text = greedy_chat(s, kSmolLM2SystemPrompt, 11);
+  INFO("answer: " << text);
+  CHECK(text.starts_with("L'\xc3\x89toile, la Cit\xc3\xa9, la"));
+}
+
+// Seed 000 says " Paris" is NOT the likeliest first token on "The capital of France is"; its recorded run used
+// another file/precision. THIS q4_1 file puts ' Paris' first at 0.775 (then ' the' 0.063, ' London' 0.012,
+// ' Le' 0.0097, ' New' 0.0093), so the test asserts what this file does.
+TEST_CASE("on 'The capital of France is' this q4_1 file ranks ' Paris' first (unlike seed 000's run)",
+          "[forward][model]") {
   Smol& s = smol();
   auto ids = s.tok.encode("The capital of France is");
   Forward fwd(s.model, 16, s.pool);
@@ -78,11 +106,9 @@ TEST_CASE("on 'The capital of France is' the likeliest first token is not ' Pari
   INFO("top 5: " << summary);
   auto paris = s.tok.find_token("\xc4\xa0Paris");  // " Paris" in byte-mapped form
   REQUIRE(paris);
-  CHECK(top[0].id != *paris);
-  bool paris_in_top5 = false;
-  for (auto& t : top) paris_in_top5 = paris_in_top5 || t.id == *paris;
-  CHECK(paris_in_top5);  // a working model still ranks it high
-  WARN("first-token top 5: " << summary);
+  CHECK(top[0].id == *paris);
+  CHECK(top[0].prob == Approx(0.775).margin(0.03));
+  CHECK(s.tok.piece(top[1].id) == " the");
 }
 
 TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]") {
@@ -107,6 +133,25 @@ TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]
   WARN("prefill+decode vs decode only: max |logit difference| " << max_diff << " of max |logit| " << max_abs);
   CHECK(max_diff <= kPathTolerance * max_abs);
   CHECK(rooftop::kernels::argmax(la) == rooftop::kernels::argmax(lb));
+  // The same two paths with fp32 activations in decode (GEMM on one row instead of the int8 GEMV): what is
+  // left is fp32 rounding, so the int8 activation rounding accounts for the whole difference above.
+  Forward a32(s.model, 64, s.pool), b32(s.model, 64, s.pool);
+  a32.set_fp32_activations(true);
+  b32.set_fp32_activations(true);
+  a32.prefill(std::span<const int32_t>(ids).first(ids.size() - 1));
+  auto la32_span = a32.decode(ids.back());
+  std::vector<float> la32(la32_span.begin(), la32_span.end());
+  std::span<const float> lb32;
+  for (int32_t t : ids) lb32 = b32.decode(t);
+  double diff32 = 0, q8_vs_fp32 = 0;
+  for (int64_t i = 0; i < V; ++i) {
+    diff32 = std::max(diff32, double(std::abs(la32[size_t(i)] - lb32[size_t(i)])));
+    q8_vs_fp32 = std::max(q8_vs_fp32, double(std::abs(lb[size_t(i)] - lb32[size_t(i)])));
+  }
+  WARN("fp32 activations: prefill+decode vs decode only max |diff| " << diff32 << "; decode int8 vs fp32 activations "
+       << q8_vs_fp32);
+  CHECK(diff32 <= kFp32Tolerance * max_abs);
+  CHECK(max_diff <= 2.0 * q8_vs_fp32 + kFp32Tolerance * max_abs);  // the path gap is the int8 rounding, no more
   // Batched prefill vs one-token prefills (both fp32 GEMM): equal to fp32 rounding.
   Forward d(s.model, 64, s.pool), e(s.model, 64, s.pool);
   auto ld_span = d.prefill(ids);

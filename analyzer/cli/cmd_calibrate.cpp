@@ -1,0 +1,143 @@
+// rooftop calibrate: measure this machine's ceilings and kernels, write the calibration file, print the figures.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analyzer/cli/common.h"
+#include "analyzer/errors.h"
+#include "kernels/cuda/gpu.h"
+#include "microbench/calibrate.h"
+#include "reports/table.h"
+#include "reports/units.h"
+
+namespace rooftop::cli {
+namespace {
+
+struct CalibrateArgs {
+  bool quick = false;
+  std::string device = "cpu";
+  int threads = 0;
+  OutputOptions out;
+};
+
+// "cpu" -> -1, "cuda:N" -> N; anything else is bad input.
+int parse_device(const std::string& d) {
+  if (d == "cpu") return -1;
+  if (d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() <= 8 &&
+      d.find_first_not_of("0123456789", 5) == std::string::npos)
+    return std::stoi(d.substr(5));
+  throw InputError("unknown --device '" + d + "'; expected cpu or cuda:N (e.g. cuda:0)");
+}
+
+std::string pct(double fraction) { return fraction > 0 ? reports::sig(100 * fraction) + "%" : "n/a"; }
+
+std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, const std::string& path) {
+  using reports::Table;
+  std::vector<Table> out;
+  Table m;
+  m.title = "calibrated " + r.machine.model_name + " (" + std::to_string(r.threads) + " threads, " +
+            (r.quick ? "quick" : "full") + " run, " + reports::sig(r.duration_s) + " s, " + r.date + ")";
+  m.headers = {"level", "working set", "read bandwidth"};
+  for (const auto& l : r.levels) m.rows.push_back({l.name, reports::bytes(static_cast<double>(l.working_set_bytes)), reports::rate_bytes(l.bytes_per_s)});
+  m.footnotes.push_back("memory_bandwidth_bytes_per_s (DRAM, read-only, all threads, median): " +
+                        reports::rate_bytes(r.memory_bandwidth_bytes_per_s) + "; 1 thread: " +
+                        reports::rate_bytes(r.memory_bandwidth_1thread_bytes_per_s));
+  m.footnotes.push_back("written to " + path);
+  out.push_back(m);
+
+  Table s;
+  s.title = "STREAM (" + reports::bytes(static_cast<double>(r.stream.array_bytes)) + " per array, median; best in brackets)";
+  s.headers = {"kernel", "all threads", "1 thread", "spread"};
+  for (const auto& k : r.stream.kernels) {
+    const auto& one = r.stream_1thread.get(k.name);
+    s.rows.push_back({k.name, reports::rate_bytes(k.bytes_per_s) + " (" + reports::rate_bytes(k.best_bytes_per_s) + ")",
+                      reports::rate_bytes(one.bytes_per_s), pct(k.seconds.spread) + (k.seconds.wide ? " WIDE" : "")});
+  }
+  out.push_back(s);
+
+  Table p;
+  p.title = "peak arithmetic (all threads, median)";
+  p.headers = {"format", "variant", "rate"};
+  for (const auto& x : r.peaks)
+    p.rows.push_back({x.format, x.variant, x.measured ? reports::flops_rate(x.ops_per_s) + (x.format == "int8" ? " (ops)" : "") : x.skipped_reason});
+  out.push_back(p);
+
+  Table k;
+  k.title = "kernels (median per call; fraction of the ceiling it is bound by)";
+  k.headers = {"kernel", "shape", "time", "bandwidth", "FLOP/s", "ceiling", "fraction"};
+  for (const auto& x : r.kernels) {
+    std::string shape = x.op == "attention" ? "h" + std::to_string(x.heads) + " hk" + std::to_string(x.kv_heads) + " d" +
+                                                  std::to_string(x.head_dim) + " t" + std::to_string(x.t)
+                                            : std::to_string(x.m) + "x" + std::to_string(x.k) + (x.n > 1 ? " n" + std::to_string(x.n) : "");
+    k.rows.push_back({x.name, shape, reports::seconds(x.seconds.median) + (x.seconds.wide ? " WIDE" : ""),
+                      reports::rate_bytes(x.bytes_per_s), reports::flops_rate(x.flops_per_s), x.ceiling, pct(x.fraction_of_ceiling)});
+  }
+  k.footnotes.push_back("overhead: " + reports::seconds(r.overhead.per_layer_s) + " per layer (10 barriers + small ops), " +
+                        reports::seconds(r.overhead.per_step_s) + " per step");
+  for (const auto& n : r.notes) k.footnotes.push_back("note: " + n);
+  out.push_back(k);
+  return out;
+}
+
+std::vector<reports::Table> gpu_tables(const gpu::GpuCalibration& c) {
+  reports::Table t;
+  t.title = "calibrated " + c.machine.name + " (cuda:" + std::to_string(c.machine.device) + ", " + (c.quick ? "quick" : "full") + ")";
+  t.headers = {"kernel", "time", "bandwidth", "FLOP/s", "ceiling", "fraction"};
+  for (const auto& k : c.kernels)
+    t.rows.push_back({k.name, reports::seconds(k.seconds_median), reports::rate_bytes(k.bytes_per_s),
+                      reports::flops_rate(k.flops_per_s), k.ceiling, pct(k.fraction_of_ceiling)});
+  t.footnotes.push_back("memory bandwidth (read): " + reports::rate_bytes(c.memory_bandwidth_bytes_per_s));
+  for (const auto& [f, v] : c.peak_flops) t.footnotes.push_back("peak " + f + ": " + reports::flops_rate(v));
+  for (const auto& n : c.notes) t.footnotes.push_back("note: " + n);
+  return {t};
+}
+
+int run_calibrate(Context& ctx, const CalibrateArgs& a) {
+  const int device = parse_device(a.device);
+  if (a.threads < 0 || a.threads > 4096)
+    throw InputError("--threads " + std::to_string(a.threads) + " is out of range; expected 1..4096 (or 0 = all CPUs)");
+  // Progress only for a person watching: stderr is a terminal and is this process's stderr.
+  const bool show = &ctx.err == &std::cerr && ::isatty(STDERR_FILENO);
+  if (device >= 0) {
+    if (show) ctx.err << "rooftop: calibrating cuda:" << device << (a.quick ? " (quick)" : "") << "...\n";
+    gpu::GpuCalibration c = gpu::calibrate(device, a.quick);  // InputError when there is no such device
+    std::string path = hwdb::cache_dir() + "/calibration/cuda" + std::to_string(device) + ".json";
+    std::string text = gpu::to_json(c);
+    microbench::write_file_atomically(path, text);
+    emit(ctx, a.out, a.out.format == "json" ? text : reports::render(gpu_tables(c), a.out.format));
+    return kExitOk;
+  }
+  microbench::CalibrateOptions opt{a.quick, a.threads};
+  microbench::Progress progress;
+  if (show)
+    progress = [&ctx](const std::string& step, double done) {
+      char pct_text[16];
+      std::snprintf(pct_text, sizeof pct_text, "[%3.0f%%] ", 100 * done);
+      ctx.err << "\r\033[K" << pct_text << step << (done >= 1 ? "\n" : "") << std::flush;
+    };
+  microbench::CalibrationRecord r = microbench::run_calibration(opt, progress);
+  const std::string text = microbench::calibration_json(r);
+  const std::string path = hwdb::calibration_path();
+  microbench::write_file_atomically(path, text);
+  emit(ctx, a.out, a.out.format == "json" ? text : reports::render(cpu_tables(r, path), a.out.format));
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "measure this machine (memory levels, STREAM, peak FLOP/s, the kernels at model shapes) and write the "
+      "calibration file that --hw cpu uses from then on\nExample: rooftop calibrate --quick");
+  cmd->add_flag("--quick", a->quick, "fewer repetitions and shapes (under a minute on 2 cores)");
+  cmd->add_option("--device", a->device, "cpu or cuda:N")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "threads for the all-threads figures (0 = every CPU)")->capture_default_str();
+  add_output_options(*cmd, a->out, {"table", "json", "md", "csv"});
+  cmd->callback([&ctx, a] { ctx.action = [&ctx, a] { return run_calibrate(ctx, *a); }; });
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,63 @@
+// rooftop validate: measured synthetic decode steps of real model shapes against the analyzer's predictions.
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "analyzer/cli/common.h"
+#include "analyzer/errors.h"
+#include "microbench/validate_render.h"
+#include "microbench/validate_sweep.h"
+
+namespace rooftop::cli {
+
+void register_validate(CLI::App& app, Context& ctx) {
+  struct Opts {
+    OutputOptions out;
+    bool quick = false;
+    int threads = 0;
+    double max_memory_bytes = 0;
+    std::string hw = "cpu";
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand(
+      "validate", "measure decode steps of real model shapes with rooftop's kernels and compare with the analyzer\n"
+                  "Example: rooftop validate --quick --format md -o validate.md");
+  cmd->add_flag("--quick", o->quick, "a short sweep (2 models x f32/q8_0/q4_1 x context 256, under 2 minutes)");
+  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--max-memory", o->max_memory_bytes,
+                  "skip configurations that allocate more than this many bytes (default: half of MemTotal)");
+  add_output_options(*cmd, o->out, {"table", "json", "md"});
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      if (o->threads < 0 || o->threads > 4096)
+        throw InputError("--threads " + std::to_string(o->threads) + " is out of range: expected 0 (all cores) to 4096");
+      if (o->max_memory_bytes < 0 || !std::isfinite(o->max_memory_bytes))
+        throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");
+      microbench::SweepConfig config;
+      const auto plan = o->quick ? microbench::quick_plan() : microbench::full_plan();
+      const auto& db = model_database(ctx);
+      std::vector<std::string> missing;
+      for (const auto& id : plan.model_ids) {
+        if (const ModelSpec* m = db.find(id)) config.models.push_back(*m);
+        else missing.push_back(id + ": not in the model database");
+      }
+      config.formats = plan.formats;
+      config.contexts = plan.contexts;
+      config.threads = o->threads;
+      config.max_memory_bytes = o->max_memory_bytes > 0 ? o->max_memory_bytes : microbench::default_max_memory_bytes();
+      const ChipSpec chip = resolve_chip(ctx, o->hw);
+      std::function<void(const std::string&)> progress;
+      if (isatty(STDERR_FILENO)) progress = [&ctx](const std::string& line) { ctx.err << line << std::endl; };
+      auto r = microbench::run_sweep(config, chip, progress);
+      r.skipped.insert(r.skipped.begin(), missing.begin(), missing.end());
+      if (o->out.format == "json") emit(ctx, o->out, microbench::validate_json(r));
+      else if (o->out.format == "md") emit(ctx, o->out, microbench::validate_markdown(r));
+      else emit(ctx, o->out, microbench::validate_table(r));
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,215 @@
+// run_calibration: STREAM (all threads, 1 thread), sweep and levels, peaks, kernels at model shapes, overhead.
+#include "microbench/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "hwdb/calibration.h"
+#include "hwdb/hwdb.h"
+#include "kernels/cpu/thread_pool.h"
+#include "microbench/shapes.h"
+#include "microbench/simd_loops.h"
+#include <cstdio>
+
+namespace rooftop::microbench {
+namespace {
+constexpr int64_t kMiB = 1 << 20;
+
+const LevelBandwidth* find_level(const std::vector<LevelBandwidth>& levels, const std::string& name) {
+  for (const auto& l : levels)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", 100 * fraction);
+  return buf;
+}
+
+std::string skipped_shape(const char* op, kernels::WeightFormat f, const MatrixShape& s) {
+  return std::string(op) + "_" + kernels::format_name(f) + " at " + std::to_string(s.m) + "x" + std::to_string(s.k) +
+         " (" + s.model + ") skipped: k = " + std::to_string(s.k) + " is not a multiple of the format's " +
+         std::to_string(kernels::block_values(f)) + "-value block";
+}
+
+std::string shape_suffix(int64_t m, int64_t k) { return "_m" + std::to_string(m) + "_k" + std::to_string(k); }
+}  // namespace
+
+void assign_ceilings(std::vector<KernelResult>& kernels, double dram_bytes_per_s,
+                     const std::vector<LevelBandwidth>& levels, const CacheSizes& caches,
+                     const std::vector<std::pair<std::string, double>>& peaks) {
+  double fp32 = 0;
+  for (const auto& [f, v] : peaks)
+    if (f == "fp32") fp32 = v;
+  for (auto& k : kernels) {
+    k.ceiling.clear();
+    k.ceiling_value = 0;
+    k.fraction_of_ceiling = 0;
+    if (k.op == "gemm") {
+      if (fp32 > 0) {
+        k.ceiling = "peak_flops.fp32";
+        k.ceiling_value = fp32;
+        k.fraction_of_ceiling = k.flops_per_s / fp32;
+      }
+      continue;
+    }
+    k.ceiling = "memory_bandwidth_bytes_per_s";
+    k.ceiling_value = dram_bytes_per_s;
+    const std::pair<const char*, double> caps[] = {{"L1", caches.l1_bytes}, {"L2", caches.l2_bytes}, {"L3", caches.l3_bytes}};
+    for (auto [name, cap] : caps) {
+      const LevelBandwidth* l = find_level(levels, name);
+      if (cap > 0 && l && std::max(k.working_set_bytes, k.bytes_per_call) <= cap / 2) {
+        k.ceiling = std::string("levels.") + name;
+        k.ceiling_value = l->bytes_per_s;
+        break;
+      }
+    }
+    if (k.ceiling_value > 0) k.fraction_of_ceiling = k.bytes_per_s / k.ceiling_value;
+  }
+}
+
+CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& progress) {
+  const double start_s = now_s();
+  CalibrationRecord rec;
+  rec.date = utc_now_iso8601();
+  rec.quick = opt.quick;
+  rec.machine = hwdb::host_cpu_info();
+  rec.fingerprint = hwdb::machine_fingerprint(hwdb::detect_host_cpu());
+  rec.isa_used = mem_loops().isa;
+  const int hw_threads = static_cast<int>(std::max<int64_t>(rec.machine.logical_cpus, 1));
+  rec.threads = opt.threads > 0 ? opt.threads : hw_threads;
+  kernels::ThreadPool pool(rec.threads);
+  kernels::ThreadPool single(1);
+  if (rec.threads == 1) rec.notes.push_back("one thread: the all-threads figures equal the 1-thread figures");
+
+  // Weights of the steps (rough seconds on a 2-core machine) so progress advances evenly.
+  struct Step {
+    std::string label;
+    double weight;
+    std::function<void()> run;
+  };
+  std::vector<Step> steps;
+  const bool q = opt.quick;
+  TimerOptions mem_opt{1, q ? 5 : 10, 0};
+  TimerOptions sweep_opt{1, q ? 3 : 5, 0};
+  TimerOptions peak_opt{1, q ? 5 : 9, 2e-3};
+  TimerOptions kern_opt{1, q ? 5 : 9, q ? 5e-3 : 20e-3};
+  TimerOptions gemm_opt{1, q ? 3 : 5, 0};
+
+  // STREAM arrays >= 4 x the last-level cache (at least 128 MiB each; quick mode caps at 4 x LLC).
+  const double llc = std::max({rec.machine.l3_bytes, rec.machine.l2_bytes, 8.0 * kMiB});
+  int64_t array_bytes = std::max<int64_t>(static_cast<int64_t>(4 * llc), 128 * kMiB);
+  if (!q) array_bytes = std::max<int64_t>(array_bytes, 256 * kMiB);
+  array_bytes = std::min<int64_t>(array_bytes, static_cast<int64_t>(rec.machine.memory_bytes > 0 ? rec.machine.memory_bytes / 8 : 1e12));
+
+  steps.push_back({"STREAM, all threads", 2, [&] { rec.stream = measure_stream(pool, array_bytes, mem_opt); }});
+  steps.push_back({"STREAM, 1 thread", 2, [&] { rec.stream_1thread = measure_stream(single, array_bytes, mem_opt); }});
+
+  const CacheSizes caches = aggregate_cache_sizes(rec.machine.l1d_bytes, rec.machine.l2_bytes, rec.machine.l3_bytes, rec.threads);
+  steps.push_back({"working-set sweep", q ? 2.0 : 6.0, [&] {
+                     const int64_t max_ws = q ? 256 * kMiB : 1024 * kMiB;
+                     auto sizes = sweep_sizes(4096, max_ws, q ? 2.0 : std::sqrt(2.0));
+                     rec.sweep = measure_sweep(pool, sizes, q ? 64.0 * kMiB : 256.0 * kMiB, sweep_opt);
+                     rec.levels = detect_levels(rec.sweep, caches);
+                   }});
+  steps.push_back({"peak arithmetic", 1, [&] { rec.peaks = measure_peaks(pool, peak_opt); }});
+
+  // GEMV at every format, at the Llama-3.1-8B FFN (DRAM) and the SmolLM2-135M FFN (caches).
+  for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
+    const MatrixShape& s = *sp;
+    const bool big = sp == &llama8b_ffn();
+    for (auto f : all_formats()) {
+      if (s.k % kernels::block_values(f) != 0) {
+        rec.notes.push_back(skipped_shape("gemv", f, s));
+        continue;
+      }
+      steps.push_back({std::string("gemv ") + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
+                       big ? 1.0 : 0.3, [&, s, f, big] {
+                         KernelResult r = measure_gemv(pool, f, s.m, s.k, kern_opt);
+                         if (!big) r.name += shape_suffix(s.m, s.k);
+                         rec.kernels.push_back(r);
+                       }});
+    }
+  }
+  // Prefill GEMM (n = 128): f32 and the int8-friendly formats; OpenBLAS at the same shapes.
+  using F = kernels::WeightFormat;
+  std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
+  if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q4_k, F::q6_k};
+  for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
+    const MatrixShape& s = *sp;
+    const bool big = sp == &llama8b_ffn();
+    for (auto f : gemm_formats) {
+      if (big && !(f == F::f32 || f == F::q8_0 || f == F::q4_1 || f == F::q4_0 || f == F::f16)) continue;
+      if (s.k % kernels::block_values(f) != 0) {
+        rec.notes.push_back(skipped_shape("gemm", f, s));
+        continue;
+      }
+      steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k),
+                       big ? 4.0 : 0.5, [&, s, f, big] {
+                         KernelResult r = measure_gemm(pool, f, s.m, s.k, kPrefillTokens, big ? gemm_opt : kern_opt);
+                         if (!big) r.name += shape_suffix(s.m, s.k);
+                         rec.kernels.push_back(r);
+                       }});
+    }
+    if (have_openblas()) {
+      steps.push_back({"OpenBLAS sgemm n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k), big ? 3.0 : 0.5,
+                       [&, s, big] {
+                         KernelResult r = measure_sgemm_openblas(rec.threads, s.m, s.k, kPrefillTokens, big ? gemm_opt : kern_opt);
+                         if (!big) r.name += shape_suffix(s.m, s.k);
+                         rec.kernels.push_back(r);
+                       }});
+      if (big)
+        steps.push_back({"q4_1 dequantize + OpenBLAS sgemm n=128", 4.0, [&, s] {
+                           rec.kernels.push_back(measure_dequant_sgemm_openblas(pool, F::q4_1, s.m, s.k, kPrefillTokens, gemm_opt));
+                         }});
+    }
+  }
+  if (!have_openblas()) rec.notes.push_back("sgemm_openblas skipped: built without CBLAS (OpenBLAS not found at configure time)");
+
+  // Decode attention at t = 1024 over enough layers' KV caches to exceed 4 x the LLC.
+  for (bool f16 : {false, true})
+    steps.push_back({std::string("attention ") + (f16 ? "f16" : "f32") + " t=1024", 1, [&, f16] {
+                       AttentionShape a = llama8b_attention(1024);
+                       const double per_layer = 2.0 * a.t * a.kv_heads * a.head_dim * (f16 ? 2 : 4);
+                       const int64_t layers = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(4 * llc / per_layer)), 1, 64);
+                       rec.kernels.push_back(measure_attention(pool, f16, a.heads, a.kv_heads, a.head_dim, a.t, layers, kern_opt));
+                     }});
+  steps.push_back({"fixed overhead per layer and step", 0.5, [&] { rec.overhead = measure_overhead(pool, kern_opt); }});
+
+  double total = 0, done = 0;
+  for (const auto& s : steps) total += s.weight;
+  for (const auto& s : steps) {
+    if (progress) progress(s.label, done / total);
+    s.run();
+    done += s.weight;
+  }
+  if (progress) progress("done", 1.0);
+
+  rec.memory_bandwidth_bytes_per_s = rec.stream.get("read").bytes_per_s;
+  rec.memory_bandwidth_1thread_bytes_per_s = rec.stream_1thread.get("read").bytes_per_s;
+  assign_ceilings(rec.kernels, rec.memory_bandwidth_bytes_per_s, rec.levels, caches, best_peaks(rec.peaks));
+
+  // Say what was skipped and which figures are imprecise.
+  for (const auto& p : rec.peaks)
+    if (!p.measured) rec.notes.push_back(p.skipped_reason);
+  for (const char* lvl : {"L1", "L2", "L3", "DRAM"})
+    if (!find_level(rec.levels, lvl))
+      rec.notes.push_back(std::string("level ") + lvl + " skipped: the cache size is not reported or the sweep has no point in its band");
+  auto wide = [&](const std::string& what, const Stats& s) {
+    if (s.wide)
+      rec.notes.push_back(what + ": wide spread (interquartile range " + percent(s.iqr_relative) +
+                          "% of the median); the figure is imprecise");
+  };
+  for (const auto& k : rec.stream.kernels) wide("stream " + k.name, k.seconds);
+  for (const auto& k : rec.stream_1thread.kernels) wide("stream " + k.name + " (1 thread)", k.seconds);
+  for (const auto& p : rec.peaks)
+    if (p.measured) wide("peak " + p.variant, p.seconds);
+  for (const auto& k : rec.kernels) wide(k.name, k.seconds);
+  wide("overhead per layer", rec.overhead.layer_seconds);
+  rec.duration_s = now_s() - start_s;
+  return rec;
+}
+
+}  // namespace rooftop::microbench

@@ -1,0 +1,30 @@
+// The calibration runner: every measurement of this folder in order, into one CalibrationRecord.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "microbench/calibration_record.h"
+
+namespace rooftop::microbench {
+
+struct CalibrateOptions {
+  bool quick = false;  // fewer repetitions, smaller sweep and fewer shapes (under a minute on 2 cores)
+  int threads = 0;     // 0 = every logical CPU
+};
+
+// Called before each step with its label and the fraction of the run already done (0..1).
+using Progress = std::function<void(const std::string& step, double done_fraction)>;
+
+// Runs the whole suite; never prints. Skipped measurements are listed in record.notes with the reason.
+CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& progress = {});
+
+// Sets each kernel's ceiling: memory-bound ops (gemv, attention) against the bandwidth of the
+// smallest level holding their working set with room to spare (<= half its capacity, the same band
+// as detect_levels; DRAM = memory_bandwidth_bytes_per_s),
+// gemm against the best fp32 peak; fraction = achieved / ceiling. Pure (tests use made-up figures).
+void assign_ceilings(std::vector<KernelResult>& kernels, double dram_bytes_per_s,
+                     const std::vector<LevelBandwidth>& levels, const CacheSizes& caches,
+                     const std::vector<std::pair<std::string, double>>& peaks);
+
+}  // namespace rooftop::microbench

@@ -1,0 +1,46 @@
+// The record of one calibration run and its JSON (microbench/calibration_schema.md), plus the atomic writer.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hwdb/host_cpu.h"
+#include "microbench/bandwidth.h"
+#include "microbench/kernel_bench.h"
+#include "microbench/levels.h"
+#include "microbench/overhead.h"
+#include "microbench/peak.h"
+
+namespace rooftop::microbench {
+
+struct CalibrationRecord {
+  std::string date;          // ISO 8601 UTC, "2026-11-29T13:00:00Z"
+  bool quick = false;
+  int threads = 1;           // "all threads" figures used this many
+  hwdb::HostCpuInfo machine;
+  std::string fingerprint;   // hwdb::machine_fingerprint(hwdb::detect_host_cpu())
+  std::string isa_used;      // loop table of the bandwidth measurements ("avx512", "avx2", "scalar")
+  double memory_bandwidth_bytes_per_s = 0;          // STREAM read-only, all threads, median
+  double memory_bandwidth_1thread_bytes_per_s = 0;  // STREAM read-only, 1 thread, median
+  StreamResult stream;          // all threads
+  StreamResult stream_1thread;  // 1 thread
+  std::vector<SweepPoint> sweep;
+  std::vector<LevelBandwidth> levels;
+  std::vector<PeakResult> peaks;
+  std::vector<KernelResult> kernels;
+  OverheadResult overhead;
+  std::vector<std::string> notes;  // what was skipped and why; figures whose spread is wide
+  double duration_s = 0;
+};
+
+// JSON text (2-space indent) with the schema's keys; raw samples' statistics ride along.
+std::string calibration_json(const CalibrationRecord& r);
+
+// Write text to path atomically: a temp file in the same folder (folders created), flushed, then
+// renamed over path, so path holds either the old or the new content. Throws InputError on failure
+// (the temp file is removed).
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_now_iso8601();
+
+}  // namespace rooftop::microbench

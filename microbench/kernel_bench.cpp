@@ -1,0 +1,170 @@
+// Kernel timings: random inputs built and touched once, then time_per_call around the kernel call.
+#include "microbench/kernel_bench.h"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/cpu/half.h"
+#include "kernels/cpu/thread_pool.h"
+#include "microbench/buffer.h"
+#include "microbench/random_weights.h"
+
+#ifdef ROOFTOP_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+namespace rooftop::microbench {
+namespace {
+KernelResult finish(KernelResult r, const Stats& s) {
+  r.seconds = s;
+  if (r.working_set_bytes == 0) r.working_set_bytes = r.bytes_per_call;
+  r.bytes_per_s = r.bytes_per_call / s.median;
+  r.flops_per_s = r.flops_per_call / s.median;
+  return r;
+}
+
+// Random values in +-[0.5, 1.5): AlignedFloats gives [0.5, 1.5); flip the sign of every other value.
+AlignedFloats signed_random(int64_t n, uint32_t seed) {
+  AlignedFloats a(n, seed);
+  for (int64_t i = 1; i < n; i += 2) a.data()[i] = -a.data()[i];
+  return a;
+}
+}  // namespace
+
+KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
+                          const TimerOptions& opt) {
+  RandomWeights w = random_weights(format, m, k, 11);
+  AlignedFloats x = signed_random(k, 12), y(m, 13);
+  KernelResult r;
+  r.name = std::string("gemv_") + kernels::format_name(format);
+  r.op = "gemv";
+  r.format = kernels::format_name(format);
+  r.m = m, r.k = k, r.n = 1;
+  r.bytes_per_call = static_cast<double>(w.view.bytes()) + 4.0 * static_cast<double>(k + m);
+  r.flops_per_call = 2.0 * static_cast<double>(m) * static_cast<double>(k);
+  return finish(r, time_per_call([&] { kernels::gemv(w.view, x.span(), y.span(), pool); }, opt));
+}
+
+KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
+                          int64_t n, const TimerOptions& opt) {
+  RandomWeights w = random_weights(format, m, k, 21);
+  AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
+  KernelResult r;
+  r.name = std::string("gemm_") + kernels::format_name(format);
+  r.op = "gemm";
+  r.format = kernels::format_name(format);
+  r.m = m, r.k = k, r.n = n;
+  r.bytes_per_call = static_cast<double>(w.view.bytes()) + 4.0 * static_cast<double>(n * k + n * m);
+  r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
+  return finish(r, time_per_call([&] { kernels::gemm(w.view, X.span(), n, Y.span(), pool); }, opt));
+}
+
+KernelResult measure_attention(kernels::ThreadPool& pool, bool f16, int64_t heads, int64_t kv_heads,
+                               int64_t head_dim, int64_t t, int64_t layers, const TimerOptions& opt) {
+  const int64_t values = t * kv_heads * head_dim;  // per K (and per V) of one layer
+  layers = std::max<int64_t>(layers, 1);
+  AlignedFloats kf = signed_random(values * layers, 31), vf = signed_random(values * layers, 32);
+  std::vector<uint16_t> kh, vh;
+  if (f16) {
+    kh.resize(static_cast<size_t>(values * layers));
+    vh.resize(kh.size());
+    std::mt19937 rng(33);
+    std::uniform_real_distribution<float> mag(0.1f, 1.0f);  // +-[0.1, 1): never zero
+    for (size_t i = 0; i < kh.size(); ++i) {
+      const float sign = (i % 2) ? -1.f : 1.f;
+      kh[i] = kernels::fp32_to_fp16(sign * mag(rng));
+      vh[i] = kernels::fp32_to_fp16(-sign * mag(rng));
+    }
+    kf = AlignedFloats(), vf = AlignedFloats();  // keep only the fp16 copies
+  }
+  AlignedFloats q = signed_random(heads * head_dim, 34), out(heads * head_dim, 35);
+  const double elt = f16 ? 2 : 4;
+  KernelResult r;
+  r.name = f16 ? "attention_f16" : "attention_f32";
+  r.op = "attention";
+  r.format = f16 ? "f16" : "f32";
+  r.heads = heads, r.kv_heads = kv_heads, r.head_dim = head_dim, r.t = t;
+  r.m = heads, r.k = t;
+  r.bytes_per_call = 2.0 * static_cast<double>(values) * elt + 8.0 * static_cast<double>(heads * head_dim);
+  r.flops_per_call = 4.0 * static_cast<double>(heads * t * head_dim);  // q.k and p.v: 2 FLOPs each
+  r.working_set_bytes = 2.0 * static_cast<double>(values * layers) * elt;
+  int64_t layer = 0;
+  auto fn = [&] {
+    kernels::KvView kv;
+    kv.f16 = f16;
+    kv.kv_heads = kv_heads;
+    kv.head_dim = head_dim;
+    if (f16) {
+      kv.k = kh.data() + layer * values;
+      kv.v = vh.data() + layer * values;
+    } else {
+      kv.k = kf.data() + layer * values;
+      kv.v = vf.data() + layer * values;
+    }
+    kernels::attention_decode(q.span(), heads, kv, t, out.span(), pool);
+    layer = (layer + 1) % layers;
+  };
+  return finish(r, time_per_call(fn, opt));
+}
+
+#ifdef ROOFTOP_HAVE_CBLAS
+bool have_openblas() { return true; }
+
+KernelResult measure_sgemm_openblas(int threads, int64_t m, int64_t k, int64_t n, const TimerOptions& opt) {
+  openblas_set_num_threads(threads);
+  RandomWeights w = random_weights(kernels::WeightFormat::f32, m, k, 21);
+  AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
+  const float* W = reinterpret_cast<const float*>(w.storage.data());
+  KernelResult r;
+  r.name = "sgemm_openblas";
+  r.op = "gemm";
+  r.format = "f32";
+  r.m = m, r.k = k, r.n = n;
+  r.bytes_per_call = 4.0 * static_cast<double>(m * k + n * k + n * m);
+  r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
+  // Y (n, m) = X (n, k) . W (m, k)^T
+  auto fn = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                1.0f, X.data(), static_cast<int>(k), W, static_cast<int>(k), 0.0f, Y.data(), static_cast<int>(m));
+  };
+  return finish(r, time_per_call(fn, opt));
+}
+
+KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m,
+                                            int64_t k, int64_t n, const TimerOptions& opt) {
+  openblas_set_num_threads(pool.size());
+  RandomWeights w = random_weights(format, m, k, 21);
+  AlignedFloats Wf(m * k, 24), X = signed_random(n * k, 22), Y(n * m, 23);
+  const int64_t rb = kernels::row_bytes(format, k);
+  KernelResult r;
+  r.name = std::string("gemm_") + kernels::format_name(format) + "_dequant_sgemm_openblas";
+  r.op = "gemm";
+  r.format = kernels::format_name(format);
+  r.m = m, r.k = k, r.n = n;
+  r.bytes_per_call = static_cast<double>(w.view.bytes()) + 4.0 * static_cast<double>(n * k + n * m);
+  r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
+  auto fn = [&] {
+    pool.parallel_for(m, [&](int64_t r0, int64_t r1, int) {
+      for (int64_t row = r0; row < r1; ++row)
+        kernels::dequantize_row(format, w.storage.data() + row * rb,
+                                std::span<float>(Wf.data() + row * k, static_cast<size_t>(k)));
+    });
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                1.0f, X.data(), static_cast<int>(k), Wf.data(), static_cast<int>(k), 0.0f, Y.data(), static_cast<int>(m));
+  };
+  return finish(r, time_per_call(fn, opt));
+}
+#else
+bool have_openblas() { return false; }
+KernelResult measure_sgemm_openblas(int, int64_t, int64_t, int64_t, const TimerOptions&) {
+  throw std::runtime_error("built without CBLAS (OpenBLAS not found at configure time)");
+}
+KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool&, kernels::WeightFormat, int64_t, int64_t, int64_t,
+                                            const TimerOptions&) {
+  throw std::runtime_error("built without CBLAS (OpenBLAS not found at configure time)");
+}
+#endif
+
+}  // namespace rooftop::microbench

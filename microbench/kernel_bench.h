@@ -1,0 +1,52 @@
+// The project's own kernels (and OpenBLAS sgemm) timed at model shapes: achieved bytes/s and FLOP/s.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "kernels/cpu/kernels.h"
+#include "microbench/stats.h"
+#include "microbench/timer.h"
+
+namespace rooftop::kernels {
+class ThreadPool;
+}
+
+namespace rooftop::microbench {
+
+struct KernelResult {
+  std::string name;         // "gemv_q4_1", "gemm_f32", "attention_f16", "sgemm_openblas"
+  std::string op;           // "gemv" | "gemm" | "attention"
+  std::string format;       // weight (or KV) format
+  int64_t m = 0, k = 0, n = 0;              // gemv/gemm: W (m, k), n tokens (gemv: n = 1)
+  int64_t heads = 0, kv_heads = 0, head_dim = 0, t = 0;  // attention
+  double bytes_per_call = 0;   // weights (or KV) + activations in + out, each read/written once
+  double flops_per_call = 0;   // 2 per multiply-add
+  double working_set_bytes = 0; // bytes cycled through across calls (attention: every layer's KV)
+  Stats seconds;
+  double bytes_per_s = 0, flops_per_s = 0;
+  std::string ceiling;         // "memory_bandwidth_bytes_per_s", "levels.L2", "peak_flops.fp32"
+  double ceiling_value = 0;
+  double fraction_of_ceiling = 0;
+};
+
+// y (m) = W (m, k) x (k) with W random in `format`.
+KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
+                          const TimerOptions& opt);
+// Y (n, m) = X (n, k) W^T.
+KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
+                          int64_t n, const TimerOptions& opt);
+// Decode attention over `layers` distinct KV caches used in turn (so the KV traffic comes from DRAM,
+// as in a real step over many layers); KV in fp16 when f16, else fp32.
+KernelResult measure_attention(kernels::ThreadPool& pool, bool f16, int64_t heads, int64_t kv_heads,
+                               int64_t head_dim, int64_t t, int64_t layers, const TimerOptions& opt);
+
+// True when this build links a CBLAS (OpenBLAS); the two functions below throw std::runtime_error otherwise.
+bool have_openblas();
+// cblas_sgemm on the same problem as measure_gemm(f32), OpenBLAS with `threads` threads.
+KernelResult measure_sgemm_openblas(int threads, int64_t m, int64_t k, int64_t n, const TimerOptions& opt);
+// What a user would do without a quantized GEMM: dequantize W (format) to fp32 (our kernel, all
+// threads), then cblas_sgemm. Named "gemm_<fmt>_dequant_sgemm_openblas".
+KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m,
+                                            int64_t k, int64_t n, const TimerOptions& opt);
+
+}  // namespace rooftop::microbench

@@ -1,0 +1,53 @@
+// detect_levels: bands between cache capacities, the median point of each band as the plateau.
+#include "microbench/levels.h"
+
+#include <algorithm>
+
+namespace rooftop::microbench {
+
+CacheSizes aggregate_cache_sizes(double l1d_per_core, double l2_per_core, double l3_shared, int threads) {
+  const double t = std::max(1, threads);
+  return {l1d_per_core * t, l2_per_core * t, l3_shared};
+}
+
+namespace {
+// The point of median bandwidth among pts (upper median for an even count: plateaus are the high side).
+const SweepPoint* median_point(std::vector<const SweepPoint*> pts) {
+  if (pts.empty()) return nullptr;
+  std::sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->bytes_per_s < b->bytes_per_s; });
+  return pts[pts.size() / 2];
+}
+}  // namespace
+
+std::vector<LevelBandwidth> detect_levels(const std::vector<SweepPoint>& sweep, const CacheSizes& caches) {
+  std::vector<LevelBandwidth> out;
+  struct Band {
+    const char* name;
+    double lo, hi;  // working set in (lo, hi]
+    double capacity;
+  };
+  std::vector<Band> bands;
+  double prev = 0;
+  const std::pair<const char*, double> sizes[] = {{"L1", caches.l1_bytes}, {"L2", caches.l2_bytes}, {"L3", caches.l3_bytes}};
+  for (auto [name, cap] : sizes) {
+    if (cap <= 0 || cap <= prev) continue;  // not reported, or not larger than the level below
+    bands.push_back({name, prev * 2, cap / 2, cap});
+    prev = cap;
+  }
+  if (prev > 0) bands.push_back({"DRAM", prev * 4 - 1, 1e300, 0});
+  for (const auto& b : bands) {
+    std::vector<const SweepPoint*> in;
+    for (const auto& p : sweep)
+      if (p.working_set_bytes > b.lo && p.working_set_bytes <= b.hi) in.push_back(&p);
+    const SweepPoint* pick = median_point(in);
+    if (!pick && b.capacity > 0) {  // no point inside the band: the largest one that still fits
+      for (const auto& p : sweep)
+        if (p.working_set_bytes > b.lo / 2 && p.working_set_bytes <= b.capacity) pick = &p;
+    }
+    if (!pick) continue;
+    out.push_back({b.name, pick->working_set_bytes, pick->bytes_per_s, static_cast<int>(in.size())});
+  }
+  return out;
+}
+
+}  // namespace rooftop::microbench

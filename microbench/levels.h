@@ -1,0 +1,32 @@
+// Memory levels from a working-set sweep: each cache level's plateau and DRAM, picked with the cache sizes.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "microbench/bandwidth.h"
+
+namespace rooftop::microbench {
+
+struct LevelBandwidth {
+  std::string name;               // "L1", "L2", "L3", "DRAM"
+  int64_t working_set_bytes = 0;  // the sweep point chosen as the level's figure
+  double bytes_per_s = 0;
+  int points = 0;                 // sweep points inside the level's band
+};
+
+// Aggregate cache capacities as the sweep sees them (per-core sizes x threads for private caches).
+struct CacheSizes {
+  double l1_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // 0 = level not reported (skipped)
+};
+
+// CacheSizes for a sweep on `threads` threads: L1d and L2 are per core, L3 is shared.
+CacheSizes aggregate_cache_sizes(double l1d_per_core, double l2_per_core, double l3_shared, int threads);
+
+// Each level's band is (2 x previous level, level / 2]; DRAM is >= 4 x the last cache. The level's
+// figure is the median-bandwidth point of its band (a plateau, not one lucky point); a level whose
+// band holds no point falls back to the largest point not above its capacity. Points must be sorted
+// by working set. Levels without a reported size are skipped; DRAM needs a point >= 4 x the last cache.
+std::vector<LevelBandwidth> detect_levels(const std::vector<SweepPoint>& sweep, const CacheSizes& caches);
+
+}  // namespace rooftop::microbench

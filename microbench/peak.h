@@ -1,0 +1,31 @@
+// Peak arithmetic rates: fp32 FMA (AVX2 and AVX-512), bf16 dot (vdpbf16ps), int8 dot (vpdpbusd).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "microbench/stats.h"
+#include "microbench/timer.h"
+
+namespace rooftop::kernels {
+class ThreadPool;
+}
+
+namespace rooftop::microbench {
+
+struct PeakResult {
+  std::string format;     // "fp32", "bf16", "int8"
+  std::string variant;    // "fma_avx2", "fma_avx512", "vdpbf16ps_avx512", "vpdpbusd_avx512_vnni"
+  bool measured = false;  // false: skipped, see skipped_reason
+  std::string skipped_reason;
+  int threads = 1;
+  double ops_per_s = 0;   // FLOP/s (int8: ops/s), all threads, median
+  Stats seconds;
+};
+
+// Every variant this code knows, measured where CPUID says present and skipped (with the reason) otherwise.
+std::vector<PeakResult> measure_peaks(kernels::ThreadPool& pool, const TimerOptions& opt);
+
+// The best measured rate per format ("fp32" -> max over variants); formats never measured are absent.
+std::vector<std::pair<std::string, double>> best_peaks(const std::vector<PeakResult>& peaks);
+
+}  // namespace rooftop::microbench

@@ -1,0 +1,26 @@
+// Model shapes from the models' config.json files (hidden_size, intermediate_size, heads, kv heads).
+#include "microbench/shapes.h"
+
+namespace rooftop::microbench {
+
+const std::vector<MatrixShape>& model_matrix_shapes() {
+  static const std::vector<MatrixShape> shapes = {
+      {"llama-3.1-8b", "ffn_up", 14336, 4096},   // intermediate_size 14336, hidden_size 4096
+      {"qwen2.5-1.5b", "ffn_up", 8960, 1536},    // intermediate_size 8960, hidden_size 1536
+      {"smollm2-135m", "ffn_up", 1536, 576},     // intermediate_size 1536, hidden_size 576
+  };
+  return shapes;
+}
+
+const MatrixShape& llama8b_ffn() { return model_matrix_shapes()[0]; }
+const MatrixShape& smollm2_ffn() { return model_matrix_shapes()[2]; }
+
+AttentionShape llama8b_attention(int64_t t) { return {"llama-3.1-8b", 32, 8, 128, t}; }
+
+const std::vector<kernels::WeightFormat>& all_formats() {
+  using F = kernels::WeightFormat;
+  static const std::vector<F> formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q4_k, F::q6_k};
+  return formats;
+}
+
+}  // namespace rooftop::microbench

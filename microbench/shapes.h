@@ -1,0 +1,36 @@
+// The model shapes the kernels are measured at (layer shapes of real models), as data.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/kernels.h"
+
+namespace rooftop::microbench {
+
+// A weight matrix W (m, k) of a model's layer: y (m) = W x (k).
+struct MatrixShape {
+  std::string model;  // "llama-3.1-8b"
+  std::string what;   // "ffn_up" (m = intermediate, k = hidden)
+  int64_t m = 0, k = 0;
+};
+
+// Decode attention of one layer: h query heads share hk KV heads of dimension d, t cached positions.
+struct AttentionShape {
+  std::string model;
+  int64_t heads = 0, kv_heads = 0, head_dim = 0, t = 0;
+};
+
+// Llama-3.1-8B FFN up/gate (14336 x 4096), Qwen2.5-1.5B FFN (8960 x 1536), SmolLM2-135M FFN (1536 x 576).
+const std::vector<MatrixShape>& model_matrix_shapes();
+const MatrixShape& llama8b_ffn();   // the headline shape (DRAM-bound on every CPU)
+const MatrixShape& smollm2_ffn();   // a small model: fits in the caches
+// Llama-3.1-8B attention (32 heads, 8 KV heads, d = 128) at t = 1024.
+AttentionShape llama8b_attention(int64_t t = 1024);
+
+// Every weight format the kernels read: f32 f16 bf16 q8_0 q4_0 q4_1 q4_k q6_k.
+const std::vector<kernels::WeightFormat>& all_formats();
+
+inline constexpr int64_t kPrefillTokens = 128;  // n of the prefill GEMM
+
+}  // namespace rooftop::microbench

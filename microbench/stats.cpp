@@ -1,0 +1,37 @@
+// Repetition statistics: sort once, read the order statistics, flag a wide interquartile range.
+#include "microbench/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace rooftop::microbench {
+
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) throw std::invalid_argument("quantile of no samples");
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+Stats summarize(std::vector<double> samples, double wide_threshold) {
+  if (samples.empty()) throw std::invalid_argument("summarize: no samples");
+  for (double s : samples)
+    if (!std::isfinite(s) || s <= 0) throw std::invalid_argument("summarize: a sample is not a positive finite number");
+  std::sort(samples.begin(), samples.end());
+  Stats st;
+  st.count = static_cast<int>(samples.size());
+  st.min = samples.front();
+  st.max = samples.back();
+  st.median = quantile_sorted(samples, 0.5);
+  st.q1 = quantile_sorted(samples, 0.25);
+  st.q3 = quantile_sorted(samples, 0.75);
+  st.spread = (st.max - st.min) / st.median;
+  st.iqr_relative = (st.q3 - st.q1) / st.median;
+  st.wide = st.iqr_relative > wide_threshold;
+  return st;
+}
+
+}  // namespace rooftop::microbench

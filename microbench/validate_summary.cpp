@@ -1,0 +1,43 @@
+// Validation error arithmetic: relative error, median/max of |error|, memory/compute split.
+#include "microbench/validate_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace rooftop::microbench {
+
+double relative_error(double predicted, double measured) {
+  if (!(measured > 0) || !std::isfinite(measured) || !std::isfinite(predicted))
+    throw std::invalid_argument("relative_error: measured must be finite and > 0, predicted finite");
+  return predicted / measured - 1.0;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median of no values");
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+ErrorStats error_stats(const std::vector<double>& errors) {
+  ErrorStats s;
+  s.count = static_cast<int>(errors.size());
+  if (errors.empty()) return s;
+  std::vector<double> abs_errors;
+  for (double e : errors) abs_errors.push_back(std::fabs(e));
+  s.median_abs = median(abs_errors);
+  s.max_abs = *std::max_element(abs_errors.begin(), abs_errors.end());
+  return s;
+}
+
+ValidateSummary summarize_points(const std::vector<ValidatePoint>& points) {
+  std::vector<double> memory, compute, law;
+  for (const auto& p : points) {
+    (p.bound == "compute" ? compute : memory).push_back(p.relative_error);
+    law.push_back(p.law_relative_error);
+  }
+  return {error_stats(memory), error_stats(compute), error_stats(law)};
+}
+
+}  // namespace rooftop::microbench

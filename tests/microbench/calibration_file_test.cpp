@@ -1,0 +1,186 @@
+// The calibration file: written by calibration_json, read back by hwdb::apply_calibration; atomic writes.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#include "analyzer/errors.h"
+#include "hwdb/calibration.h"
+#include "hwdb/host_cpu.h"
+#include "microbench/calibrate.h"
+#include "microbench/calibration_record.h"
+
+using namespace rooftop::microbench;
+namespace fs = std::filesystem;
+
+namespace {
+rooftop::hwdb::HostCpuInfo made_up_info() {
+  rooftop::hwdb::HostCpuInfo info;
+  info.model_name = "Made-up EPYC 9999";
+  info.vendor = "AuthenticAMD";
+  info.physical_cores = 2;
+  info.logical_cpus = 2;
+  info.clock_hz = 2.6e9;
+  info.l1d_bytes = 32768, info.l2_bytes = 1048576, info.l3_bytes = 33554432;
+  info.memory_bytes = 25.27e9;
+  info.isa = {"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"};
+  return info;
+}
+
+Stats stats_of(double median) { return summarize({median * 0.99, median, median * 1.01}); }
+
+// A record with random non-zero figures (as run_calibration would fill it).
+CalibrationRecord random_record(unsigned seed, const rooftop::ChipSpec& chip) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  CalibrationRecord r;
+  r.date = "2026-11-29T13:00:00Z";
+  r.quick = true;
+  r.threads = 2;
+  r.machine = made_up_info();
+  r.fingerprint = rooftop::hwdb::machine_fingerprint(chip);
+  for (const char* name : {"copy", "scale", "add", "triad", "read"}) {
+    BandwidthResult b{name, 2, 1e8, 10e9 * u(rng), 12e9, stats_of(0.01)};
+    r.stream.kernels.push_back(b);
+    b.threads = 1;
+    b.bytes_per_s *= 0.6;
+    r.stream_1thread.kernels.push_back(b);
+  }
+  r.memory_bandwidth_bytes_per_s = r.stream.get("read").bytes_per_s;
+  r.memory_bandwidth_1thread_bytes_per_s = r.stream_1thread.get("read").bytes_per_s;
+  r.levels = {{"L1", 16384, 400e9 * u(rng), 2}, {"L2", 524288, 200e9 * u(rng), 3},
+              {"L3", 8388608, 100e9 * u(rng), 2}, {"DRAM", 268435456, r.memory_bandwidth_bytes_per_s, 3}};
+  PeakResult p;
+  p.format = "fp32", p.variant = "fma_avx512", p.measured = true, p.threads = 2, p.ops_per_s = 150e9 * u(rng), p.seconds = stats_of(1e-3);
+  r.peaks.push_back(p);
+  p.variant = "fma_avx2", p.ops_per_s = 0.5 * r.peaks[0].ops_per_s;  // the best variant wins
+  r.peaks.push_back(p);
+  p.format = "bf16", p.variant = "vdpbf16ps_avx512", p.ops_per_s = 300e9 * u(rng);
+  r.peaks.push_back(p);
+  PeakResult skipped;
+  skipped.format = "int8", skipped.variant = "vpdpbusd_avx512_vnni", skipped.skipped_reason = "this CPU lacks avx512_vnni";
+  r.peaks.push_back(skipped);
+  KernelResult g;
+  g.name = "gemv_q4_1", g.op = "gemv", g.format = "q4_1", g.m = 14336, g.k = 4096, g.n = 1;
+  g.bytes_per_call = 33e6, g.flops_per_call = 2.0 * 14336 * 4096, g.seconds = stats_of(3e-3);
+  g.bytes_per_s = g.bytes_per_call / 3e-3, g.flops_per_s = g.flops_per_call / 3e-3;
+  KernelResult m = g;
+  m.name = "gemm_f32", m.op = "gemm", m.format = "f32", m.n = 128, m.flops_per_s = 80e9 * u(rng);
+  r.kernels = {g, m};
+  assign_ceilings(r.kernels, r.memory_bandwidth_bytes_per_s, r.levels,
+                  aggregate_cache_sizes(32768, 1048576, 33554432, 2), best_peaks(r.peaks));
+  r.overhead.per_layer_s = 20e-6 * u(rng);
+  r.overhead.per_step_s = 50e-6 * u(rng);
+  r.overhead.layer_seconds = stats_of(r.overhead.per_layer_s);
+  r.overhead.step_seconds = stats_of(r.overhead.per_step_s);
+  r.notes.push_back(skipped.skipped_reason);
+  return r;
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("rooftop_microbench_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+}  // namespace
+
+TEST_CASE("a calibration written by calibration_json is read back by hwdb with the same figures, as measured") {
+  const rooftop::ChipSpec chip = rooftop::hwdb::host_cpu_chip(made_up_info());
+  for (unsigned seed : {1u, 2u, 3u}) {
+    CalibrationRecord r = random_record(seed, chip);
+    std::string why = "not cleared";
+    rooftop::ChipSpec c = rooftop::hwdb::apply_calibration(chip, calibration_json(r), &why);
+    CHECK(why.empty());
+    CHECK(c.memory_bandwidth_bytes_per_s == Approx(r.memory_bandwidth_bytes_per_s));
+    CHECK(c.provenance.at("memory_bandwidth_bytes_per_s") == "measured 2026-11-29");
+    CHECK(c.peak_flops.at("fp32") == Approx(r.peaks[0].ops_per_s));  // best of the two fp32 variants
+    CHECK(c.peak_flops.at("bf16") == Approx(r.peaks[2].ops_per_s));
+    CHECK(c.provenance.at("peak_flops.fp32") == "measured 2026-11-29");
+    // int8 was skipped: the derived figure stays, and says so.
+    CHECK(c.provenance.at("peak_flops.int8") != "measured 2026-11-29");
+    CHECK(c.measured.at("memory_bandwidth_1thread_bytes_per_s") == Approx(r.memory_bandwidth_1thread_bytes_per_s));
+    CHECK(c.measured.at("l1_bytes_per_s") == Approx(r.levels[0].bytes_per_s));
+    CHECK(c.measured.at("dram_bytes_per_s") == Approx(r.levels[3].bytes_per_s));
+    CHECK(c.measured.at("stream_triad_bytes_per_s") == Approx(r.stream.get("triad").bytes_per_s));
+    CHECK(c.measured.at("gemv_q4_1_bytes_per_s") == Approx(r.kernels[0].bytes_per_s));
+    CHECK(c.measured.at("gemv_q4_1_fraction_of_ceiling") == Approx(r.kernels[0].bytes_per_s / r.memory_bandwidth_bytes_per_s));
+    CHECK(c.measured.at("gemm_f32_flops_per_s") == Approx(r.kernels[1].flops_per_s));
+    CHECK(c.measured.at("gemm_f32_fraction_of_ceiling") == Approx(r.kernels[1].flops_per_s / r.peaks[0].ops_per_s));
+    CHECK(c.measured.at("overhead_per_layer_s") == Approx(r.overhead.per_layer_s));
+    CHECK(c.measured.at("overhead_per_step_s") == Approx(r.overhead.per_step_s));
+    CHECK(c.provenance.at("gemv_q4_1_bytes_per_s") == "measured 2026-11-29");
+  }
+}
+
+TEST_CASE("the calibration JSON carries the schema's keys and no NaN") {
+  const rooftop::ChipSpec chip = rooftop::hwdb::host_cpu_chip(made_up_info());
+  auto j = nlohmann::json::parse(calibration_json(random_record(7, chip)));
+  for (const char* key : {"schema", "date", "quick", "machine", "memory_bandwidth_bytes_per_s", "stream", "levels",
+                          "peak_flops", "kernels", "overhead"})
+    CHECK(j.contains(key));
+  CHECK(j["schema"] == rooftop::hwdb::calibration_schema);
+  CHECK(j["machine"]["fingerprint"] == rooftop::hwdb::machine_fingerprint(chip));
+  CHECK_FALSE(j["peak_flops"].contains("int8"));  // skipped, listed in notes instead
+  CHECK(j["notes"][0] == "this CPU lacks avx512_vnni");
+  CHECK(j["kernels"][0]["ceiling"] == "memory_bandwidth_bytes_per_s");
+}
+
+TEST_CASE("a calibration from another machine is rejected by hwdb") {
+  const rooftop::ChipSpec chip = rooftop::hwdb::host_cpu_chip(made_up_info());
+  CalibrationRecord r = random_record(9, chip);
+  r.fingerprint = "Other CPU|64|512";
+  std::string why;
+  rooftop::ChipSpec c = rooftop::hwdb::apply_calibration(chip, calibration_json(r), &why);
+  CHECK_FALSE(why.empty());
+  CHECK(c.memory_bandwidth_bytes_per_s == chip.memory_bandwidth_bytes_per_s);
+}
+
+TEST_CASE("write_file_atomically creates folders, replaces the old content and leaves no temp file") {
+  fs::path dir = fresh_dir("atomic");
+  fs::path target = dir / "a" / "b" / "local.json";
+  write_file_atomically(target.string(), "old\n");
+  CHECK(read_all(target) == "old\n");
+  std::string big(1 << 20, 'x');
+  write_file_atomically(target.string(), big);
+  CHECK(read_all(target) == big);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(target.parent_path())) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 1);  // only local.json: the temp file was renamed away
+  fs::remove_all(dir);
+}
+
+TEST_CASE("write_file_atomically into an unwritable place fails with InputError and keeps the old file") {
+  fs::path dir = fresh_dir("blocked");
+  fs::create_directories(dir);
+  fs::path blocker = dir / "file";
+  { std::ofstream(blocker) << "i am a file"; }
+  // A folder where a file already is: cannot be created.
+  CHECK_THROWS_AS(write_file_atomically((blocker / "x.json").string(), "new"), rooftop::InputError);
+  // The target is an existing folder: rename fails, the folder stays, no temp file is left.
+  fs::path target_dir = dir / "target";
+  fs::create_directories(target_dir / "inside");
+  CHECK_THROWS_AS(write_file_atomically(target_dir.string(), "new"), rooftop::InputError);
+  CHECK(fs::is_directory(target_dir));
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 2);  // "file" and "target" only
+  CHECK(read_all(blocker) == "i am a file");
+  fs::remove_all(dir);
+}
