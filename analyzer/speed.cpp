@@ -152,12 +152,24 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   rates.flops = r.peak_flops * r.flops_efficiency;
   rates.chip = &chip;
   rates.use_measured = calibrated && !o.simple;
-  if (rates.use_measured) {
-    auto it = chip.measured.find("overhead_per_layer_s");
-    if (it != chip.measured.end()) rates.per_layer_s = it->second;
-    it = chip.measured.find("overhead_per_step_s");
-    if (it != chip.measured.end()) rates.per_step_s = it->second;
+  // Fixed costs of a pass that no byte or FLOP count sees: kernel launches and gaps on a GPU (about
+  // 10 kernels per layer at ~1.5 µs each under CUDA graphs), thread synchronization on a CPU. Measured
+  // by calibrate where it ran; otherwise assumed; the seeds' model has none.
+  if (!o.simple) {
+    rates.per_layer_s = o.layer_overhead_s.value_or(cpu ? 20e-6 : 15e-6);
+    r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : "assumed";
+    if (rates.use_measured && !o.layer_overhead_s) {
+      auto it = chip.measured.find("overhead_per_layer_s");
+      if (it != chip.measured.end()) {
+        rates.per_layer_s = it->second;
+        r.provenance["overhead_per_layer_s"] = prov("overhead_per_layer_s");
+      }
+      it = chip.measured.find("overhead_per_step_s");
+      if (it != chip.measured.end()) rates.per_step_s = it->second;
+    }
+    if (!(rates.per_layer_s >= 0 && rates.per_layer_s < 1)) throw InputError("--layer-overhead must be in [0, 1) seconds");
   }
+  r.overhead_per_layer_s = rates.per_layer_s;
 
   // Price and power.
   if (o.usd_per_hour || chip.usd_per_hour) {
@@ -314,6 +326,9 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     r.assumptions.push_back("each operation takes max(bytes / attained bandwidth, FLOPs / attained FLOP/s); the pass is their sum");
     r.assumptions.push_back("decode step at context " + std::to_string(r.context) + " (default: prompt + output / 2, the request's average)");
     r.assumptions.push_back("KV read for every sequence every step; MoE layers read the experts the batch's tokens touch");
+    r.assumptions.push_back("fixed cost per layer per pass: " + std::to_string(static_cast<int>(std::lround(rates.per_layer_s * 1e6))) +
+                            " µs (" + r.provenance["overhead_per_layer_s"] + ": " + (cpu ? "thread synchronization" : "kernel launches and gaps") +
+                            "; --layer-overhead)");
     if (!calibrated)
       r.assumptions.push_back("efficiency: " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
                               "% of bandwidth, " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +

@@ -27,6 +27,7 @@ struct SpeedOptions {
   std::optional<double> usd_per_hour;          // per device; default from the chip card
   std::optional<double> watts;                 // per device; default the card's TDP
   double allreduce_latency_s = 10e-6;          // per collective (assumed)
+  std::optional<double> layer_overhead_s;      // fixed cost per layer per pass; default measured or assumed
   // Speculative decoding: draft_len k tokens drafted per target pass, accepted with probability a each.
   std::optional<ModelSpec> draft;
   int64_t draft_len = 0;
@@ -67,6 +68,7 @@ struct SpeedResult {
   double usd_per_hour = 0;                      // all devices
   double watts = 0;                             // all devices
   bool has_price = false, has_power = false;
+  double overhead_per_layer_s = 0;              // fixed cost per layer per pass used
   int64_t plateau_batch = 0;                    // where the compute roof flattens tok/s and $/Mtok
   std::vector<SpeedPoint> points;
   std::optional<SpecResult> spec;

@@ -8,6 +8,7 @@
 #include "analyzer/embedded_file.h"
 #include "analyzer/errors.h"
 #include "hwdb/calibration.h"
+#include "hwdb/gpu_calibration.h"
 #include "hwdb/hwdb.h"
 
 namespace rooftop {
@@ -47,6 +48,7 @@ const ChipSpec* Database::find(std::string_view id) const {
 
 ChipSpec Database::get(std::string_view id) const {
   if (is_host_id(id)) return calibrated_host_cpu();
+  if (auto device = gpu_device_id(id)) return require_calibrated_gpu(*device, *this);
   if (const ChipSpec* c = find(id)) return *c;
   throw InputError(unknown_id_message("chip", id, ids()));
 }

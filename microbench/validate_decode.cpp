@@ -1,6 +1,7 @@
 // The synthetic decode step: a llama layer's op sequence over random weights, all layers allocated.
 #include "microbench/validate_decode.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -20,8 +21,6 @@ LayerShapes layer_shapes(const ModelSpec& m) {
   return {{{qd, H}, {kvd, H}, {kvd, H}, {H, qd}, {F, H}, {F, H}, {H, F}}};
 }
 
-std::span<float> sp(AlignedFloats& a) { return a.span(); }
-
 }  // namespace
 
 std::string decode_shape_problem(const ModelSpec& m, WeightFormat f) {
@@ -38,45 +37,52 @@ std::string decode_shape_problem(const ModelSpec& m, WeightFormat f) {
   return "";
 }
 
-double decode_alloc_bytes(const ModelSpec& m, WeightFormat f, int64_t context) {
+double decode_alloc_bytes(const ModelSpec& m, WeightFormat f, int64_t context, int64_t batch, int64_t rows) {
   double bytes = 0;
   for (auto& s : layer_shapes(m).mk) bytes += static_cast<double>(s[0]) * kernels::row_bytes(f, s[1]);
-  bytes += 2.0 * m.hidden * 4;                                  // norms
-  bytes += 2.0 * context * m.kv_heads * m.head_dim * 4;          // K and V, fp32
+  bytes += 2.0 * m.hidden * 4;                                           // norms
+  bytes += 2.0 * batch * context * m.kv_heads * m.head_dim * 4;          // K and V, fp32, per sequence
   bytes *= static_cast<double>(m.layers);
-  bytes += static_cast<double>(m.vocab) * kernels::row_bytes(f, m.hidden) + 4.0 * m.vocab;  // LM head + logits
+  bytes += static_cast<double>(m.vocab) * kernels::row_bytes(f, m.hidden);  // LM head
+  const double widths = 3.0 * m.hidden + 2.0 * m.heads * m.head_dim + 2.0 * m.kv_heads * m.head_dim + 3.0 * m.ffn;
+  bytes += 4.0 * static_cast<double>(std::max(rows, batch)) * widths + 4.0 * batch * m.vocab;  // activations, logits
   return bytes;
 }
 
-DecodeModel::DecodeModel(const ModelSpec& m, WeightFormat f, int64_t max_context, uint32_t seed)
-    : m_(m), t_(max_context), max_t_(max_context) {
+DecodeModel::DecodeModel(const ModelSpec& m, WeightFormat f, int64_t max_context, uint32_t seed, int64_t max_batch,
+                         int64_t max_prompt)
+    : m_(m), t_(max_context), max_t_(max_context), max_b_(max_batch), max_p_(max_prompt) {
   if (auto why = decode_shape_problem(m, f); !why.empty()) throw std::invalid_argument(why);
   if (max_context < 1) throw std::invalid_argument("decode context must be >= 1");
-  const int64_t context = max_context;
+  if (max_batch < 1) throw std::invalid_argument("decode batch must be >= 1");
+  if (max_prompt < 0 || max_prompt > max_context)
+    throw std::invalid_argument("prompt length must be in 0..max_context (" + std::to_string(max_context) + ")");
+  rows_ = std::max(max_batch, max_prompt);
   const auto shapes = layer_shapes(m);
   const int64_t kvd = m.kv_heads * m.head_dim;
+  const int64_t cache = max_batch * max_context * kvd;
   for (int64_t l = 0; l < m.layers; ++l) {
     auto w = [&](int i) {
       return random_weights(f, shapes.mk[i][0], shapes.mk[i][1], seed + static_cast<uint32_t>(l * 16 + i));
     };
     const auto s = seed + static_cast<uint32_t>(l * 16);
     layers_.push_back({w(0), w(1), w(2), w(3), w(4), w(5), w(6), AlignedFloats(m.hidden, s + 7),
-                       AlignedFloats(m.hidden, s + 8), AlignedFloats(context * kvd, s + 9),
-                       AlignedFloats(context * kvd, s + 10)});
+                       AlignedFloats(m.hidden, s + 8), AlignedFloats(cache, s + 9), AlignedFloats(cache, s + 10)});
   }
   lm_head_ = random_weights(f, m.vocab, m.hidden, seed + 1000003u);
   out_norm_ = AlignedFloats(m.hidden, seed + 11);
-  x_ = AlignedFloats(m.hidden, seed + 12);
-  xn_ = AlignedFloats(m.hidden, 1);
-  q_ = AlignedFloats(m.heads * m.head_dim, 2);
-  att_ = AlignedFloats(m.heads * m.head_dim, 3);
-  k_ = AlignedFloats(kvd, 4);
-  v_ = AlignedFloats(kvd, 5);
-  proj_ = AlignedFloats(m.hidden, 6);
-  g_ = AlignedFloats(m.ffn, 7);
-  u_ = AlignedFloats(m.ffn, 8);
-  act_ = AlignedFloats(m.ffn, 9);
-  logits_ = AlignedFloats(m.vocab, 10);
+  const int64_t R = rows_;
+  x_ = AlignedFloats(R * m.hidden, seed + 12);
+  xn_ = AlignedFloats(R * m.hidden, 1);
+  q_ = AlignedFloats(R * m.heads * m.head_dim, 2);
+  att_ = AlignedFloats(R * m.heads * m.head_dim, 3);
+  k_ = AlignedFloats(R * kvd, 4);
+  v_ = AlignedFloats(R * kvd, 5);
+  proj_ = AlignedFloats(R * m.hidden, 6);
+  g_ = AlignedFloats(R * m.ffn, 7);
+  u_ = AlignedFloats(R * m.ffn, 8);
+  act_ = AlignedFloats(R * m.ffn, 9);
+  logits_ = AlignedFloats(max_batch * m.vocab, 10);
 }
 
 void DecodeModel::set_context(int64_t t) {
@@ -85,35 +91,71 @@ void DecodeModel::set_context(int64_t t) {
   t_ = t;
 }
 
-void DecodeModel::step(kernels::ThreadPool& pool) {
+namespace {
+
+// y (n, m) = x (n, k) W^T: GEMV for one row (the decode kernel), GEMM above.
+void matmul(const kernels::WeightView& W, AlignedFloats& x, int64_t n, AlignedFloats& y, kernels::ThreadPool& pool) {
+  const auto xs = x.span().subspan(0, static_cast<size_t>(n * W.k));
+  const auto ys = y.span().subspan(0, static_cast<size_t>(n * W.m));
+  if (n == 1) kernels::gemv(W, xs, ys, pool);
+  else kernels::gemm(W, xs, n, ys, pool);
+}
+
+std::span<float> row(AlignedFloats& a, int64_t i, int64_t width) {
+  return a.span().subspan(static_cast<size_t>(i * width), static_cast<size_t>(width));
+}
+
+}  // namespace
+
+void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
   constexpr float kEps = 1e-5f;
-  const int64_t pos = t_ - 1;  // the new token's K/V go to the last cached position
-  const int64_t kvd = m_.kv_heads * m_.head_dim;
+  const int64_t H = m_.hidden, qd = m_.heads * m_.head_dim, kvd = m_.kv_heads * m_.head_dim, F = m_.ffn;
   const auto theta = static_cast<float>(m_.rope_theta);
   for (auto& L : layers_) {
-    kernels::rmsnorm(x_.span(), L.attn_norm.span(), kEps, sp(xn_));
-    kernels::gemv(L.wq.view, xn_.span(), sp(q_), pool);
-    kernels::gemv(L.wk.view, xn_.span(), sp(k_), pool);
-    kernels::gemv(L.wv.view, xn_.span(), sp(v_), pool);
-    kernels::rope(sp(q_), m_.heads, m_.head_dim, pos, theta);
-    kernels::rope(sp(k_), m_.kv_heads, m_.head_dim, pos, theta);
-    std::memcpy(L.k_cache.data() + pos * kvd, k_.data(), sizeof(float) * kvd);
-    std::memcpy(L.v_cache.data() + pos * kvd, v_.data(), sizeof(float) * kvd);
-    const kernels::KvView kv{L.k_cache.data(), L.v_cache.data(), false, m_.kv_heads, m_.head_dim};
-    kernels::attention_decode(q_.span(), m_.heads, kv, t_, sp(att_), pool);
-    kernels::gemv(L.wo.view, att_.span(), sp(proj_), pool);
-    for (int64_t i = 0; i < m_.hidden; ++i) x_.data()[i] += proj_.data()[i];
-    kernels::rmsnorm(x_.span(), L.ffn_norm.span(), kEps, sp(xn_));
-    kernels::gemv(L.gate.view, xn_.span(), sp(g_), pool);
-    kernels::gemv(L.up.view, xn_.span(), sp(u_), pool);
-    kernels::swiglu(g_.span(), u_.span(), sp(act_));
-    kernels::gemv(L.down.view, act_.span(), sp(proj_), pool);
-    for (int64_t i = 0; i < m_.hidden; ++i) x_.data()[i] += proj_.data()[i];
+    for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), L.attn_norm.span(), kEps, row(xn_, i, H));
+    matmul(L.wq.view, xn_, n, q_, pool);
+    matmul(L.wk.view, xn_, n, k_, pool);
+    matmul(L.wv.view, xn_, n, v_, pool);
+    for (int64_t i = 0; i < n; ++i) {
+      // Decode: row i is sequence i's new token at position t - 1; prefill: token i of sequence 0.
+      const int64_t seq = prefill ? 0 : i, pos = prefill ? i : t_ - 1, span_t = pos + 1;
+      kernels::rope(row(q_, i, qd), m_.heads, m_.head_dim, pos, theta);
+      kernels::rope(row(k_, i, kvd), m_.kv_heads, m_.head_dim, pos, theta);
+      float* kc = L.k_cache.data() + seq * max_t_ * kvd;
+      float* vc = L.v_cache.data() + seq * max_t_ * kvd;
+      std::memcpy(kc + pos * kvd, k_.data() + i * kvd, sizeof(float) * kvd);
+      std::memcpy(vc + pos * kvd, v_.data() + i * kvd, sizeof(float) * kvd);
+      const kernels::KvView kv{kc, vc, false, m_.kv_heads, m_.head_dim};
+      kernels::attention_decode(row(q_, i, qd), m_.heads, kv, span_t, row(att_, i, qd), pool);
+    }
+    matmul(L.wo.view, att_, n, proj_, pool);
+    for (int64_t i = 0; i < n * H; ++i) x_.data()[i] += proj_.data()[i];
+    for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), L.ffn_norm.span(), kEps, row(xn_, i, H));
+    matmul(L.gate.view, xn_, n, g_, pool);
+    matmul(L.up.view, xn_, n, u_, pool);
+    const auto nf = static_cast<size_t>(n * F);
+    kernels::swiglu(g_.span().subspan(0, nf), u_.span().subspan(0, nf), act_.span().subspan(0, nf));
+    matmul(L.down.view, act_, n, proj_, pool);
+    for (int64_t i = 0; i < n * H; ++i) x_.data()[i] += proj_.data()[i];
   }
-  kernels::rmsnorm(x_.span(), out_norm_.span(), kEps, sp(xn_));
-  kernels::gemv(lm_head_.view, xn_.span(), sp(logits_), pool);
+  // Logits: every sequence's token at decode, only the prompt's last token at prefill.
+  const int64_t first = prefill ? n - 1 : 0, count = prefill ? 1 : n;
+  for (int64_t i = 0; i < count; ++i) kernels::rmsnorm(row(x_, first + i, H), out_norm_.span(), kEps, row(xn_, i, H));
+  matmul(lm_head_.view, xn_, count, logits_, pool);
   // Keep the residual stream bounded across repeated steps (every step starts from a unit-RMS input).
-  kernels::rmsnorm(x_.span(), out_norm_.span(), kEps, sp(x_));
+  for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), out_norm_.span(), kEps, row(x_, i, H));
+}
+
+void DecodeModel::step(kernels::ThreadPool& pool, int64_t batch) {
+  if (batch < 1 || batch > max_b_)
+    throw std::invalid_argument("decode batch " + std::to_string(batch) + " outside 1.." + std::to_string(max_b_));
+  forward(pool, batch, false);
+}
+
+void DecodeModel::prefill(kernels::ThreadPool& pool, int64_t prompt) {
+  if (prompt < 1 || prompt > max_p_)
+    throw std::invalid_argument("prompt " + std::to_string(prompt) + " outside 1.." + std::to_string(max_p_));
+  forward(pool, prompt, true);
 }
 
 double DecodeModel::weight_bytes_per_token() const {
@@ -128,6 +170,14 @@ double DecodeModel::kv_read_bytes_per_token() const {
   return 2.0 * 4.0 * static_cast<double>(m_.layers) * t_ * m_.kv_heads * m_.head_dim;
 }
 
+double DecodeModel::prefill_flops(int64_t prompt) const {
+  double elements = 0;
+  for (auto& s : layer_shapes(m_).mk) elements += static_cast<double>(s[0]) * s[1];
+  const double P = static_cast<double>(prompt);
+  const double attention = 4.0 * m_.heads * m_.head_dim * P * (P + 1) / 2;
+  return static_cast<double>(m_.layers) * (2.0 * elements * P + attention) + 2.0 * m_.vocab * m_.hidden;
+}
+
 double DecodeModel::flops_per_token() const {
   double elements = 0;
   for (auto& s : layer_shapes(m_).mk) elements += static_cast<double>(s[0]) * s[1];
@@ -135,12 +185,20 @@ double DecodeModel::flops_per_token() const {
   return static_cast<double>(m_.layers) * (2.0 * elements + attention) + 2.0 * m_.vocab * m_.hidden;
 }
 
-DecodeTiming time_decode(DecodeModel& model, kernels::ThreadPool& pool, int warmup, int repetitions) {
+DecodeTiming time_decode(DecodeModel& model, kernels::ThreadPool& pool, int warmup, int repetitions, int64_t batch) {
   TimerOptions opt;
   opt.warmup = warmup;
   opt.repetitions = repetitions;
   opt.min_sample_s = 5e-3;
-  return {time_per_call([&] { model.step(pool); }, opt)};
+  return {time_per_call([&] { model.step(pool, batch); }, opt)};
+}
+
+Stats time_prefill(DecodeModel& model, kernels::ThreadPool& pool, int64_t prompt, int warmup, int repetitions) {
+  TimerOptions opt;
+  opt.warmup = warmup;
+  opt.repetitions = repetitions;
+  opt.min_sample_s = 5e-3;
+  return time_per_call([&] { model.prefill(pool, prompt); }, opt);
 }
 
 }  // namespace rooftop::microbench

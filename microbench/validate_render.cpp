@@ -21,12 +21,12 @@ std::string pct(double v) { return std::isfinite(v) ? num(100.0 * v, "%+.1f") + 
 std::string pct_abs(const std::optional<double>& v) { return v ? num(100.0 * *v, "%.1f") + "%" : "n/a"; }
 
 std::vector<std::string> header() {
-  return {"model", "format", "context", "MB/token", "GFLOP/token", "measured tok/s", "spread", "GB/s", "of bw",
+  return {"model", "format", "phase", "batch", "context", "MB/token", "GFLOP/token", "measured tok/s", "spread", "GB/s", "of bw",
           "predicted tok/s", "error", "bound", "law tok/s", "law error"};
 }
 
 std::vector<std::string> row(const ValidatePoint& p) {
-  return {p.model, p.format, std::to_string(p.context), num(p.bytes_per_token() / 1e6),
+  return {p.model, p.format, p.phase, std::to_string(p.batch), std::to_string(p.context), num(p.bytes_per_token() / 1e6),
           num(p.flops_per_token / 1e9), num(p.measured_tokens_per_s), num(100 * p.measured_spread, "%.0f") + "%",
           num(p.achieved_bandwidth_bytes_per_s / 1e9), num(100 * p.bandwidth_fraction, "%.0f") + "%",
           num(p.predicted_tokens_per_s), pct(p.relative_error), p.bound, num(p.law_tokens_per_s),
@@ -36,11 +36,21 @@ std::vector<std::string> row(const ValidatePoint& p) {
 std::string heading(const SweepResult& r) {
   return "Chip " + r.chip_id + " (" + r.chip_name + "), bandwidth " + num(r.memory_bandwidth_bytes_per_s / 1e9) +
          " GB/s (" + r.bandwidth_provenance + "), " + (r.calibrated ? "calibrated" : "not calibrated: run `rooftop calibrate`") +
-         ", " + std::to_string(r.threads) + " threads, batch 1, fp32 KV cache.";
+         ", " + std::to_string(r.threads) + " threads, fp32 KV cache. Decode tok/s = batch / step time; prefill tok/s "
+         "= prompt tokens / TTFT (context = prompt length; the law column is the fp32 compute roof there).";
 }
 
 
 }  // namespace
+
+std::string validate_terms_line(const SweepResult& r) {
+  std::string line = "Terms of the model (decode |error| median / worst, each adds to the one before):";
+  for (size_t i = 0; i < r.summary.terms.size(); ++i) {
+    const auto& t = r.summary.terms[i];
+    line += std::string(i ? ";" : "") + " " + t.name + " " + pct_abs(t.error.median_abs) + " / " + pct_abs(t.error.max_abs);
+  }
+  return line + ".";
+}
 
 std::string validate_summary_line(const SweepResult& r) {
   const auto& s = r.summary;
@@ -48,14 +58,53 @@ std::string validate_summary_line(const SweepResult& r) {
          pct_abs(s.memory_bound.max_abs) + " (" + std::to_string(s.memory_bound.count) + " points); compute-bound median " +
          pct_abs(s.compute_bound.median_abs) + ", worst " + pct_abs(s.compute_bound.max_abs) + " (" +
          std::to_string(s.compute_bound.count) + " points). Plain law |error|: median " + pct_abs(s.law.median_abs) +
-         ", worst " + pct_abs(s.law.max_abs) + ".";
+         ", worst " + pct_abs(s.law.max_abs) + ". Prefill (TTFT) |error|: median " + pct_abs(s.prefill.median_abs) +
+         ", worst " + pct_abs(s.prefill.max_abs) + " (" + std::to_string(s.prefill.count) + " points).";
 }
 
+namespace {
+
+// How batched decode compared with batch 1 of the same model, format and context.
+std::string validate_batch_words(const SweepResult& r) {
+  std::map<int64_t, std::vector<double>> gain;  // batch -> measured tok/s over batch-1 tok/s
+  std::map<int64_t, std::vector<double>> bw;    // batch -> achieved GB/s
+  for (const auto& p : r.points) {
+    if (p.phase != "decode" || p.batch == 1) continue;
+    for (const auto& q : r.points)
+      if (q.phase == "decode" && q.batch == 1 && q.model == p.model && q.format == p.format && q.context == p.context) {
+        gain[p.batch].push_back(p.measured_tokens_per_s / q.measured_tokens_per_s);
+        bw[p.batch].push_back(p.achieved_bandwidth_bytes_per_s / 1e9);
+      }
+  }
+  std::string out;
+  for (const auto& [b, g] : gain)
+    out += "Batch " + std::to_string(b) + " (GEMM with n = " + std::to_string(b) + ") ran at a median " +
+           num(median(g), "%.2g") + "x the batch-1 tok/s, reading weights at " + num(median(bw[b])) +
+           " GB/s; the law expects close to " + std::to_string(b) + "x while memory-bound. ";
+  return out;
+}
+
+// How each added term moved the median decode error.
+std::string validate_terms_words(const SweepResult& r) {
+  std::string out;
+  for (const auto& t : r.summary.terms) {
+    if (!t.error.median_abs) return "";
+    out += (out.empty() ? "Adding the model's terms one at a time moved the median decode |error|: " : ", ") +
+           t.name + " " + pct_abs(t.error.median_abs);
+  }
+  return out.empty() ? "" : out + ".";
+}
+
+}  // namespace
+
 std::string validate_teaches(const SweepResult& r) {
-  if (r.points.empty()) return "No point was measured, so nothing can be concluded.";
+  bool any_decode = false;
+  for (const auto& p : r.points) any_decode = any_decode || (p.phase == "decode" && p.batch == 1);
+  if (!any_decode) return "No batch-1 decode point was measured, so nothing can be concluded.";
   std::map<std::string, std::vector<double>> fraction, law;
   std::vector<std::string> order;
   for (const auto& p : r.points) {
+    if (p.phase != "decode" || p.batch != 1) continue;
     if (!fraction.count(p.format)) order.push_back(p.format);
     fraction[p.format].push_back(p.bandwidth_fraction);
     law[p.format].push_back(p.law_tokens_per_s / p.measured_tokens_per_s);
@@ -70,9 +119,9 @@ std::string validate_teaches(const SweepResult& r) {
     if (f < lo) lo = f, lowest = order[i];
     if (f > hi) hi = f, highest = order[i];
   }
-  s << " of it (median over the points of each format). ";
-  s << "So the plain law (bandwidth / bytes per token) over-predicts " << lowest << " by "
-    << num(median(law[lowest]), "%.2g") << "x and " << highest << " by " << num(median(law[highest]), "%.2g") << "x";
+  s << " of it (median over the batch-1 decode points of each format). ";
+  s << "So the plain law (bandwidth / bytes per token) predicts " << num(median(law[lowest]), "%.2g")
+    << "x the measured speed for " << lowest << " and " << num(median(law[highest]), "%.2g") << "x for " << highest;
   if (lowest != highest && lo < 0.8 * hi)
     s << ": fewer bytes per token did not buy proportionally more speed, because " << lowest
       << " spends more instructions per byte (dequantization) and the fixed costs per layer (norms, "
@@ -87,9 +136,10 @@ std::string validate_teaches(const SweepResult& r) {
       << " is off by a median " << pct_abs(m.median_abs) << " over memory-bound points (target 10%), worst "
       << pct_abs(m.max_abs) << ". ";
   if (r.summary.compute_bound.count > 0)
-    s << "It called " << r.summary.compute_bound.count << " point(s) compute-bound.";
+    s << "It called " << r.summary.compute_bound.count << " decode point(s) compute-bound.";
   else
-    s << "It called no point compute-bound.";
+    s << "It called no decode point compute-bound.";
+  s << " " << validate_batch_words(r) << validate_terms_words(r);
   std::vector<double> spreads;
   for (const auto& p : r.points) spreads.push_back(p.measured_spread);
   if (const double sp = median(spreads); sp > 0.10)
@@ -109,12 +159,12 @@ std::string validate_table(const SweepResult& r) {
   for (const auto& rw : rows) {
     for (size_t c = 0; c < rw.size(); ++c) {
       const std::string pad(width[c] - rw[c].size(), ' ');
-      s << (c ? "  " : "") << (c < 2 || c == 11 ? rw[c] + pad : pad + rw[c]);
+      s << (c ? "  " : "") << (c < 3 || c == 13 ? rw[c] + pad : pad + rw[c]);
     }
     s << "\n";
   }
   for (const auto& k : r.skipped) s << "skipped: " << k << "\n";
-  s << "\n" << validate_summary_line(r) << "\n\n" << validate_teaches(r) << "\n";
+  s << "\n" << validate_summary_line(r) << "\n" << validate_terms_line(r) << "\n\n" << validate_teaches(r) << "\n";
   return s.str();
 }
 
@@ -124,7 +174,7 @@ std::string validate_markdown(const SweepResult& r) {
   const auto h = header();
   for (const auto& c : h) s << "| " << c << " ";
   s << "|\n";
-  for (size_t i = 0; i < h.size(); ++i) s << (i < 2 || i == 11 ? "| --- " : "| ---: ");
+  for (size_t i = 0; i < h.size(); ++i) s << (i < 3 || i == 13 ? "| --- " : "| ---: ");
   s << "|\n";
   for (const auto& p : r.points) {
     for (const auto& c : row(p)) s << "| " << c << " ";
@@ -134,18 +184,29 @@ std::string validate_markdown(const SweepResult& r) {
     s << "\nSkipped:\n";
     for (const auto& k : r.skipped) s << "- " << k << "\n";
   }
-  s << "\n**Summary.** " << validate_summary_line(r) << "\n\n**What it teaches.** " << validate_teaches(r) << "\n";
+  s << "\n**Summary.** " << validate_summary_line(r) << "\n\n**Terms.** " << validate_terms_line(r)
+    << "\n\n**What it teaches.** " << validate_teaches(r) << "\n";
   return s.str();
 }
 
 std::string validate_json(const SweepResult& r) {
   using nlohmann::json;
   auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  auto terms_of = [](const std::array<double, kTermSets>& v) {
+    json a = json::array();
+    for (double x : v) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
+    return a;
+  };
+  json terms = json::array();
+  for (const auto& t : r.summary.terms)
+    terms.push_back({{"name", t.name}, {"median_abs_error", opt(t.error.median_abs)}, {"max_abs_error", opt(t.error.max_abs)}});
   json points = json::array();
   for (const auto& p : r.points)
     points.push_back({{"model", p.model},
                       {"format", p.format},
+                      {"phase", p.phase},
                       {"context", p.context},
+                      {"prompt_tokens", p.prompt_tokens},
                       {"batch", p.batch},
                       {"threads", p.threads},
                       {"weight_bytes_per_token", p.weight_bytes_per_token},
@@ -159,6 +220,8 @@ std::string validate_json(const SweepResult& r) {
                       {"achieved_bandwidth_bytes_per_s", p.achieved_bandwidth_bytes_per_s},
                       {"bandwidth_fraction", p.bandwidth_fraction},
                       {"predicted_tokens_per_s", p.predicted_tokens_per_s},
+                      {"predicted_s", p.predicted_s},
+                      {"term_tokens_per_s", terms_of(p.term_tokens_per_s)},
                       {"relative_error", p.relative_error},
                       {"bound", p.bound},
                       {"law_tokens_per_s", p.law_tokens_per_s},
@@ -181,7 +244,11 @@ std::string validate_json(const SweepResult& r) {
               {"max_abs_error_compute_bound", opt(s.compute_bound.max_abs)},
               {"compute_bound_points", s.compute_bound.count},
               {"median_abs_error_law", opt(s.law.median_abs)},
-              {"max_abs_error_law", opt(s.law.max_abs)}}},
+              {"max_abs_error_law", opt(s.law.max_abs)},
+              {"median_abs_error_prefill", opt(s.prefill.median_abs)},
+              {"max_abs_error_prefill", opt(s.prefill.max_abs)},
+              {"prefill_points", s.prefill.count}}},
+            {"terms", terms},
             {"summary_line", validate_summary_line(r)},
             {"teaches", validate_teaches(r)}};
   return j.dump(2) + "\n";

@@ -31,13 +31,28 @@ ErrorStats error_stats(const std::vector<double>& errors) {
   return s;
 }
 
+const char* term_set_name(int i) {
+  static const char* names[kTermSets] = {"law", "+ per-op roofline", "+ kernel rates", "+ fixed costs (full)"};
+  if (i < 0 || i >= kTermSets) throw std::invalid_argument("term set index out of range");
+  return names[i];
+}
+
 ValidateSummary summarize_points(const std::vector<ValidatePoint>& points) {
-  std::vector<double> memory, compute, law;
+  std::vector<double> memory, compute, law, prefill;
+  std::vector<std::vector<double>> terms(kTermSets);
   for (const auto& p : points) {
+    if (p.phase == "prefill") {
+      prefill.push_back(p.relative_error);
+      continue;
+    }
     (p.bound == "compute" ? compute : memory).push_back(p.relative_error);
     law.push_back(p.law_relative_error);
+    for (int i = 0; i < kTermSets; ++i)
+      if (std::isfinite(p.term_relative_error[i])) terms[i].push_back(p.term_relative_error[i]);
   }
-  return {error_stats(memory), error_stats(compute), error_stats(law)};
+  ValidateSummary s{error_stats(memory), error_stats(compute), error_stats(law), error_stats(prefill), {}};
+  for (int i = 0; i < kTermSets; ++i) s.terms.push_back({term_set_name(i), error_stats(terms[i])});
+  return s;
 }
 
 }  // namespace rooftop::microbench

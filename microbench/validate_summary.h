@@ -1,23 +1,33 @@
 // Validation records: one measured-vs-predicted decode point, and the error summary over many points.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace rooftop::microbench {
 
-// One point of `rooftop validate`: a synthetic decode step of a model shape in one weight format.
+// The model's terms, added one at a time (see validate_terms.h): 0 the plain law, 1 + per-op
+// max(memory, compute) at the calibrated bandwidth, 2 + per-format kernel rates, 3 + fixed costs (full).
+inline constexpr int kTermSets = 4;
+
+// One point of `rooftop validate`: a synthetic decode step (or a prompt's prefill) of a model shape in
+// one weight format. Per-token figures of a batch-B step: weights / B + one sequence's KV.
 struct ValidatePoint {
   std::string model;            // "smollm2-135m"
   std::string format;           // kernel weight format, "q4_1"
-  int64_t context = 0;          // cached positions attended over
-  int64_t batch = 1;
+  std::string phase = "decode"; // "decode" or "prefill" (tok/s = prompt tokens / TTFT)
+  int64_t context = 0;          // cached positions attended over (prefill: the prompt length)
+  int64_t batch = 1;            // sequences per decode step
+  int64_t prompt_tokens = 0;    // prefill only
   int threads = 1;
   double weight_bytes_per_token = 0;  // every weight matrix + norm vectors read once per step
   double kv_read_bytes_per_token = 0; // fp32 K and V of `context` positions, all layers
   double flops_per_token = 0;         // 2 x matrix elements + attention (QK^T and PV)
-  double measured_s_median = 0;       // seconds per decode step (median of the samples)
+  double measured_s_median = 0;       // seconds per decode step or TTFT (median of the samples)
+  double predicted_s = 0;             // the analyzer's seconds per step (TPOT) or TTFT
   double measured_spread = 0;         // (max - min) / median of the samples
   int samples = 0;
   double measured_tokens_per_s = 0;
@@ -28,6 +38,10 @@ struct ValidatePoint {
   std::string bound;                  // the analyzer's bound: "memory" or "compute"
   double law_tokens_per_s = 0;        // the plain law: bandwidth / bytes per token
   double law_relative_error = 0;      // law / measured - 1
+  // Decode tok/s predicted with the first i + 1 terms of the model, and its error (NaN for prefill).
+  std::array<double, kTermSets> term_tokens_per_s{nan(), nan(), nan(), nan()};
+  std::array<double, kTermSets> term_relative_error{nan(), nan(), nan(), nan()};
+  static constexpr double nan() { return std::numeric_limits<double>::quiet_NaN(); }
   double bytes_per_token() const { return weight_bytes_per_token + kv_read_bytes_per_token; }
 };
 
@@ -37,11 +51,21 @@ struct ErrorStats {
   std::optional<double> median_abs, max_abs;
 };
 
-struct ValidateSummary {
-  ErrorStats memory_bound;   // analyzer's error over points it calls memory-bound
-  ErrorStats compute_bound;  // ... over points it calls compute-bound
-  ErrorStats law;            // the plain law's error over every point
+struct TermStats {
+  std::string name;  // "law", "+ per-op roofline", ...
+  ErrorStats error;  // over decode points
 };
+
+struct ValidateSummary {
+  ErrorStats memory_bound;   // analyzer's error over decode points it calls memory-bound
+  ErrorStats compute_bound;  // ... over decode points it calls compute-bound
+  ErrorStats law;            // the plain law's error over every decode point
+  ErrorStats prefill;        // the analyzer's TTFT-derived tok/s error over prefill points
+  std::vector<TermStats> terms;  // one per term set, in order; the last equals the full analyzer
+};
+
+// Name of term set i (0 <= i < kTermSets).
+const char* term_set_name(int i);
 
 // predicted / measured - 1 (measured > 0 and finite, else std::invalid_argument).
 double relative_error(double predicted, double measured);
@@ -49,7 +73,8 @@ double relative_error(double predicted, double measured);
 double median(std::vector<double> values);
 // Median and maximum of |e| over `errors`.
 ErrorStats error_stats(const std::vector<double>& errors);
-// Split points by the analyzer's bound and summarize each group, plus the plain law over all points.
+// Split decode points by the analyzer's bound and summarize each group, the plain law and each term
+// set over decode points, and prefill points on their own.
 ValidateSummary summarize_points(const std::vector<ValidatePoint>& points);
 
 }  // namespace rooftop::microbench

@@ -1,6 +1,7 @@
 // The validate sweep: build each (model, format) once, time decode steps per context, ask the analyzer.
 #include "microbench/validate_sweep.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <new>
@@ -9,6 +10,7 @@
 #include "analyzer/memory.h"
 #include "analyzer/speed.h"
 #include "microbench/validate_decode.h"
+#include "microbench/validate_terms.h"
 
 namespace rooftop::microbench {
 namespace {
@@ -24,31 +26,75 @@ std::string gb(double bytes) {
 
 }  // namespace
 
+std::vector<std::string> SweepPlan::all_model_ids() const {
+  std::vector<std::string> ids;
+  for (const auto* list : {&model_ids, &batch_model_ids, &prefill_model_ids})
+    for (const auto& id : *list)
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  return ids;
+}
+
 SweepPlan quick_plan() {
-  return {{"smollm2-135m", "qwen2.5-0.5b"}, {WeightFormat::f32, WeightFormat::q8_0, WeightFormat::q4_1}, {256}};
+  SweepPlan p;
+  p.model_ids = {"smollm2-135m", "qwen2.5-0.5b"};
+  p.formats = {WeightFormat::f32, WeightFormat::q8_0, WeightFormat::q4_1};
+  p.contexts = {256};
+  p.batches = {4};
+  p.batch_model_ids = {"smollm2-135m"};
+  p.prefill_model_ids = {"smollm2-135m"};
+  p.prefill_formats = {WeightFormat::f32, WeightFormat::q4_1};
+  p.prompts = {16, 128};
+  return p;
 }
 
 SweepPlan full_plan() {
-  return {{"smollm2-135m", "smollm2-360m", "qwen2.5-0.5b", "qwen2.5-1.5b", "llama-3.2-3b"},
-          {WeightFormat::f32, WeightFormat::f16, WeightFormat::q8_0, WeightFormat::q4_1, WeightFormat::q4_k},
-          {128, 1024}};
+  SweepPlan p;
+  p.model_ids = {"smollm2-135m", "smollm2-360m", "qwen2.5-0.5b", "qwen2.5-1.5b", "llama-3.2-3b"};
+  p.formats = {WeightFormat::f32, WeightFormat::f16, WeightFormat::q8_0, WeightFormat::q4_1, WeightFormat::q4_k};
+  p.contexts = {128, 1024};
+  p.batches = {4, 16};
+  p.batch_model_ids = {"smollm2-135m", "smollm2-360m", "qwen2.5-0.5b"};  // GEMM at small n is slow: keep the sweep short
+  p.prefill_model_ids = {"smollm2-135m", "smollm2-360m", "qwen2.5-0.5b"};
+  p.prefill_formats = {WeightFormat::f32, WeightFormat::q8_0, WeightFormat::q4_1};
+  p.prompts = {16, 128, 512};
+  return p;
 }
 
-void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
+namespace {
+
+PrecisionPlan plan_for(const ValidatePoint& p) {
   PrecisionPlan plan;
   plan.weights = p.format;  // every class (LM head and embeddings too) in the measured format
   plan.kv = "fp32";
+  return plan;
+}
+
+}  // namespace
+
+void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
   SpeedOptions o;
   o.batches = {p.batch};
   o.context = p.context;
-  o.prompt_tokens = p.context;
+  o.prompt_tokens = p.phase == "prefill" ? p.prompt_tokens : p.context;
   o.output_tokens = 1;
-  const SpeedResult r = speed(m, chip, plan, o);
+  const SpeedResult r = speed(m, chip, plan_for(p), o);
   const SpeedPoint& sp = r.points.at(0);
-  p.predicted_tokens_per_s = sp.decode_tokens_per_s;
-  p.bound = sp.bound;
+  if (p.phase == "prefill") {
+    p.predicted_s = sp.ttft_s;
+    p.predicted_tokens_per_s = static_cast<double>(p.prompt_tokens) / sp.ttft_s;
+    p.bound = sp.prefill_bound;
+    p.law_tokens_per_s = r.peak_flops / p.flops_per_token;  // the compute roof at the chip's peak
+  } else {
+    p.predicted_s = sp.tpot_s;
+    p.predicted_tokens_per_s = sp.decode_tokens_per_s;
+    p.bound = sp.bound;
+    p.law_tokens_per_s = chip.memory_bandwidth_bytes_per_s / p.bytes_per_token();
+    for (int i = 0; i < kTermSets; ++i) {
+      p.term_tokens_per_s[i] = i == kTermSets - 1 ? p.predicted_tokens_per_s : term_tokens_per_s(m, chip, p, i);
+      p.term_relative_error[i] = relative_error(p.term_tokens_per_s[i], p.measured_tokens_per_s);
+    }
+  }
   p.relative_error = relative_error(p.predicted_tokens_per_s, p.measured_tokens_per_s);
-  p.law_tokens_per_s = chip.memory_bandwidth_bytes_per_s / p.bytes_per_token();
   p.law_relative_error = relative_error(p.law_tokens_per_s, p.measured_tokens_per_s);
   p.bandwidth_fraction = p.achieved_bandwidth_bytes_per_s / chip.memory_bandwidth_bytes_per_s;
 }
@@ -56,30 +102,68 @@ void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
 namespace {
 
 ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
-                         int warmup, int repetitions) {
+                         int warmup, int repetitions, int64_t batch) {
   ValidatePoint p;
   p.model = m.id;
   p.format = kernels::format_name(f);
   p.context = model.context();
+  p.batch = batch;
   p.threads = pool.size();
-  p.weight_bytes_per_token = model.weight_bytes_per_token();
+  p.weight_bytes_per_token = model.weight_bytes_per_token() / static_cast<double>(batch);
   p.kv_read_bytes_per_token = model.kv_read_bytes_per_token();
   p.flops_per_token = model.flops_per_token();
-  const Stats s = time_decode(model, pool, warmup, repetitions).step_s;
+  const Stats s = time_decode(model, pool, warmup, repetitions, batch).step_s;
   p.measured_s_median = s.median;
   p.measured_spread = s.spread;
   p.samples = s.count;
-  p.measured_tokens_per_s = 1.0 / s.median;
+  p.measured_tokens_per_s = static_cast<double>(batch) / s.median;
   p.achieved_bandwidth_bytes_per_s = p.bytes_per_token() * p.measured_tokens_per_s;
   return p;
 }
 
+ValidatePoint time_prefill_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
+                                 int warmup, int repetitions, int64_t prompt) {
+  ValidatePoint p;
+  p.model = m.id;
+  p.format = kernels::format_name(f);
+  p.phase = "prefill";
+  p.context = prompt;
+  p.prompt_tokens = prompt;
+  p.threads = pool.size();
+  const double P = static_cast<double>(prompt);
+  p.weight_bytes_per_token = model.weight_bytes_per_token() / P;  // the weights are read once per prompt
+  p.kv_read_bytes_per_token = 0;
+  p.flops_per_token = model.prefill_flops(prompt) / P;
+  const Stats s = time_prefill(model, pool, prompt, warmup, repetitions);
+  p.measured_s_median = s.median;
+  p.measured_spread = s.spread;
+  p.samples = s.count;
+  p.measured_tokens_per_s = P / s.median;
+  p.achieved_bandwidth_bytes_per_s = p.bytes_per_token() * p.measured_tokens_per_s;
+  return p;
+}
+
+bool contains(const std::vector<std::string>& ids, const std::string& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+template <class T>
+bool contains(const std::vector<T>& v, T x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+int64_t max_of(const std::vector<int64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
 }  // namespace
 
 ValidatePoint measure_point(const ModelSpec& m, WeightFormat f, int64_t context, kernels::ThreadPool& pool,
-                            int warmup, int repetitions) {
-  DecodeModel model(m, f, context, 0x5eed);
-  return time_point(m, f, model, pool, warmup, repetitions);
+                            int warmup, int repetitions, int64_t batch) {
+  DecodeModel model(m, f, context, 0x5eed, batch);
+  return time_point(m, f, model, pool, warmup, repetitions, batch);
+}
+
+ValidatePoint measure_prefill_point(const ModelSpec& m, WeightFormat f, int64_t prompt, kernels::ThreadPool& pool,
+                                    int warmup, int repetitions) {
+  DecodeModel model(m, f, prompt, 0x5eed, 1, prompt);
+  return time_prefill_point(m, f, model, pool, warmup, repetitions, prompt);
 }
 
 SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
@@ -93,29 +177,48 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
   r.calibrated = !chip.measured.empty();
   kernels::ThreadPool pool(config.threads);
   r.threads = pool.size();
-  int64_t max_context = 1;
-  for (int64_t c : config.contexts) max_context = std::max(max_context, c);
-  const size_t total = config.models.size() * config.formats.size();
+  const SweepPlan& plan = config.plan;
+  std::vector<WeightFormat> formats = plan.formats;
+  for (WeightFormat f : plan.prefill_formats)
+    if (!contains(formats, f)) formats.push_back(f);
+  const size_t total = config.models.size() * formats.size();
   size_t index = 0;
   for (const auto& m : config.models) {
-    for (WeightFormat f : config.formats) {
+    for (WeightFormat f : formats) {
       ++index;
+      const bool decode = contains(plan.model_ids, m.id) && contains(plan.formats, f);
+      const bool batched = decode && contains(plan.batch_model_ids, m.id) && !plan.batches.empty();
+      const bool prefill = contains(plan.prefill_model_ids, m.id) && contains(plan.prefill_formats, f) &&
+                           !plan.prompts.empty();
+      if (!decode && !prefill) continue;
       const std::string name = m.id + " " + kernels::format_name(f);
       if (auto why = decode_shape_problem(m, f); !why.empty()) {
         r.skipped.push_back(name + ": " + why);
         continue;
       }
-      const double need = decode_alloc_bytes(m, f, max_context);
+      const int64_t max_batch = batched ? std::max<int64_t>(1, max_of(plan.batches)) : 1;
+      const int64_t max_prompt = prefill ? max_of(plan.prompts) : 0;
+      const int64_t max_context = std::max({int64_t{1}, decode ? max_of(plan.contexts) : 0, max_prompt});
+      const double need = decode_alloc_bytes(m, f, max_context, max_batch, max_prompt);
       if (config.max_memory_bytes > 0 && need > config.max_memory_bytes) {
         r.skipped.push_back(name + ": needs " + gb(need) + ", over --max-memory " + gb(config.max_memory_bytes));
         continue;
       }
       if (progress) progress("[" + std::to_string(index) + "/" + std::to_string(total) + "] " + name + " (" + gb(need) + ")");
       try {
-        DecodeModel model(m, f, max_context, 0x5eed + static_cast<uint32_t>(index));
-        for (int64_t c : config.contexts) {
-          model.set_context(c);
-          ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions);
+        DecodeModel model(m, f, max_context, 0x5eed + static_cast<uint32_t>(index), max_batch, max_prompt);
+        std::vector<int64_t> batches = {1};
+        if (batched) batches.insert(batches.end(), plan.batches.begin(), plan.batches.end());
+        for (int64_t b : decode ? batches : std::vector<int64_t>{})
+          for (int64_t c : plan.contexts) {
+            model.set_context(c);
+            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b);
+            predict_point(m, chip, p);
+            r.points.push_back(std::move(p));
+          }
+        for (int64_t prompt : prefill ? plan.prompts : std::vector<int64_t>{}) {
+          // A prefill lasts far longer than a decode step: fewer samples keep the sweep short.
+          ValidatePoint p = time_prefill_point(m, f, model, pool, 1, std::max(3, config.repetitions / 2), prompt);
           predict_point(m, chip, p);
           r.points.push_back(std::move(p));
         }

@@ -13,23 +13,33 @@
 
 namespace rooftop::microbench {
 
-struct SweepConfig {
-  std::vector<ModelSpec> models;
-  std::vector<kernels::WeightFormat> formats;
-  std::vector<int64_t> contexts;
-  int threads = 0;               // 0 = hardware concurrency
-  double max_memory_bytes = 0;   // a configuration allocating more is skipped
-  int warmup = 2, repetitions = 7;
-};
-
-// The model ids, formats and contexts of the quick and the full sweep.
+// What a sweep measures: decode at batch 1 (models x formats x contexts), decode at batches above 1
+// (batch_model_ids x formats x contexts x batches), prefill (prefill models x formats x prompts).
 struct SweepPlan {
   std::vector<std::string> model_ids;
   std::vector<kernels::WeightFormat> formats;
   std::vector<int64_t> contexts;
+  std::vector<int64_t> batches;               // decode batch sizes above 1
+  std::vector<std::string> batch_model_ids;   // the models the batches run on
+  std::vector<std::string> prefill_model_ids;
+  std::vector<kernels::WeightFormat> prefill_formats;
+  std::vector<int64_t> prompts;               // prompt lengths (tokens) for TTFT
+  std::vector<std::string> all_model_ids() const;  // every id above, once, in first-seen order
 };
-SweepPlan quick_plan();  // smollm2-135m, qwen2.5-0.5b x f32, q8_0, q4_1 x context 256
-SweepPlan full_plan();   // + smollm2-360m, qwen2.5-1.5b, llama-3.2-3b x f32 f16 q8_0 q4_1 q4_k x 128, 1024
+// smollm2-135m, qwen2.5-0.5b x f32, q8_0, q4_1 x context 256; batch 4 on smollm2-135m;
+// prefill of 16 and 128 tokens on smollm2-135m f32/q4_1.
+SweepPlan quick_plan();
+// + smollm2-360m, qwen2.5-1.5b, llama-3.2-3b x f32 f16 q8_0 q4_1 q4_k x 128, 1024; batches 4 and 16 on
+// the three smallest models; prefill of 16, 128, 512 tokens on the three smallest models in f32, q8_0, q4_1.
+SweepPlan full_plan();
+
+struct SweepConfig {
+  std::vector<ModelSpec> models;  // specs of plan.all_model_ids() (missing ones are skipped)
+  SweepPlan plan;
+  int threads = 0;               // 0 = hardware concurrency
+  double max_memory_bytes = 0;   // a configuration allocating more is skipped
+  int warmup = 2, repetitions = 7;
+};
 
 struct SweepResult {
   std::string chip_id, chip_name;
@@ -43,12 +53,17 @@ struct SweepResult {
 };
 
 // Fill the analyzer's side of a point measured for model m: predicted tok/s, bound, relative error,
-// the plain law and its error, and the fraction of the bandwidth reached.
+// the plain law and its error, each term set's prediction (decode), the fraction of the bandwidth reached.
+// Prefill: predicted = prompt / the analyzer's TTFT; the law = the chip's fp32 peak / FLOPs per token.
 void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p);
 
-// Measure one point (allocates, warms up, times): weights in `f`, batch 1, `context` positions.
+// Measure one decode point (allocates, warms up, times): weights in `f`, `batch` sequences of
+// `context` positions each.
 ValidatePoint measure_point(const ModelSpec& m, kernels::WeightFormat f, int64_t context, kernels::ThreadPool& pool,
-                            int warmup, int repetitions);
+                            int warmup, int repetitions, int64_t batch = 1);
+// Measure one prefill point: the TTFT of a `prompt`-token prompt.
+ValidatePoint measure_prefill_point(const ModelSpec& m, kernels::WeightFormat f, int64_t prompt,
+                                    kernels::ThreadPool& pool, int warmup, int repetitions);
 
 // Run the whole sweep; `progress` (may be empty) gets one line per configuration as it starts.
 SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,

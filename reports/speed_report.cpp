@@ -26,6 +26,7 @@ nlohmann::json speed_json(const SpeedResult& r) {
   if (r.has_price) j["usd_per_hour"] = r.usd_per_hour;
   if (r.has_power) j["watts"] = r.watts;
   j["plateau_batch"] = r.plateau_batch;
+  j["overhead_per_layer_s"] = r.overhead_per_layer_s;
   j["points"] = nlohmann::json::array();
   for (const auto& p : r.points) {
     nlohmann::json q;

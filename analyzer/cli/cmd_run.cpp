@@ -2,18 +2,66 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <thread>
 
 #include "analyzer/cli/cli.h"
+#include "analyzer/cli/common.h"
+#include "analyzer/speed.h"
 #include "analyzer/errors.h"
 #include "engine/forward.h"
 #include "engine/generate.h"
 #include "engine/model_path.h"
 #include "engine/run_record.h"
 #include "kernels/cpu/thread_pool.h"
+#include "models/models.h"
 
 namespace rooftop::cli {
 namespace {
+
+// The analyzer's formats by the kernels' names ("f32" is the analyzer's "fp32").
+std::string analyzer_format(kernels::WeightFormat f) {
+  std::string n = kernels::format_name(f);
+  return n == "f32" ? "fp32" : n == "f16" ? "fp16" : n;
+}
+
+// The file's dominant weight format: the one holding the most bytes across the layers' matrices.
+std::string dominant_format(const engine::LlamaModel& m) {
+  std::map<std::string, int64_t> bytes;
+  for (const auto& l : m.layers)
+    for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down})
+      bytes[analyzer_format(w->format)] += w->bytes();
+  std::string best = "fp32";
+  int64_t most = -1;
+  for (const auto& [f, b] : bytes)
+    if (b > most) best = f, most = b;
+  return best;
+}
+
+// What the analyzer predicts for this run on the "cpu" card: batch 1, the same prompt and output lengths,
+// the file's formats (dominant layer format, its embedding/lm_head format), fp32 KV as the engine keeps it.
+engine::RunPrediction predict(const Context& ctx, const engine::LlamaModel& model, const std::string& path,
+                              const engine::RunRecord& r) {
+  ModelSpec spec = models::from_gguf(path);
+  ChipSpec chip = resolve_chip(ctx, "cpu");
+  PrecisionPlan plan;
+  plan.weights = dominant_format(model);
+  plan.per_class[ParamClass::embeddings] = analyzer_format(model.token_embd.format);
+  plan.per_class[ParamClass::lm_head] = analyzer_format(model.output.format);
+  plan.per_class[ParamClass::norms] = "fp32";
+  plan.kv = "fp32";
+  SpeedOptions o;
+  o.batches = {1};
+  o.prompt_tokens = r.prompt_tokens;
+  o.output_tokens = std::max<int64_t>(1, r.generated_tokens);
+  SpeedResult res = speed(spec, chip, plan, o);
+  engine::RunPrediction p;
+  if (res.points.empty()) return p;
+  p.ttft_s = res.points[0].ttft_s;
+  p.tpot_s = res.points[0].tpot_s;
+  p.decode_tokens_per_s = res.points[0].decode_tokens_per_s;
+  return p;
+}
 
 nlohmann::json top_json(const engine::Tokenizer& tok, const std::vector<engine::TokenProb>& top) {
   nlohmann::json a = nlohmann::json::array();
@@ -88,9 +136,13 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) 
     s += fmt::format("weights per step      {} bytes ({:.1f} GB/s achieved)\n", r.weights_bytes_per_step,
                      double(r.weights_bytes_per_step) / r.tpot_s / 1e9);
   }
-  if (r.predicted)
-    s += fmt::format("predicted             TTFT {:.2f} ms, TPOT {:.3f} ms, {:.1f} tok/s\n", r.predicted->ttft_s * 1e3,
-                     r.predicted->tpot_s * 1e3, r.predicted->decode_tokens_per_s);
+  if (r.predicted) {
+    s += fmt::format("{:<22}{:>12} {:>12}\n", "", "measured", "predicted");
+    s += fmt::format("{:<22}{:>12.2f} {:>12.2f}\n", "TTFT (ms)", r.ttft_s * 1e3, r.predicted->ttft_s * 1e3);
+    s += fmt::format("{:<22}{:>12.3f} {:>12.3f}\n", "TPOT (ms)", r.tpot_s * 1e3, r.predicted->tpot_s * 1e3);
+    s += fmt::format("{:<22}{:>12.1f} {:>12.1f}\n", "decode tok/s", r.decode_tokens_per_s,
+                     r.predicted->decode_tokens_per_s);
+  }
   return s;
 }
 
@@ -152,6 +204,7 @@ void register_run(CLI::App& app, Context& ctx) {
       });
       r.model_path = path;
       r.threads = pool.size();
+      r.predicted = predict(ctx, model, path, r);
       if (o->out.format == "json")
         emit(ctx, o->out, run_json(r, tok).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
       else

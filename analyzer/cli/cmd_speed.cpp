@@ -12,6 +12,7 @@ struct SpeedCli {
   OutputOptions out;
   std::string batches = "1,8,32,64,256";
   int64_t prompt = 1024, output = 256, context = 0, chunk = 0, tp = 1, pp = 1, ep = 1, draft_len = 0;
+  double layer_overhead = -1;
   double usd = -1, watts = -1, bw_eff = -1, flops_eff = -1, acceptance = 0.7, draft_cost = -1;
   std::string compute, draft;
   bool simple = false;
@@ -33,6 +34,7 @@ void add_speed_options(CLI::App* cmd, SpeedCli& o, const char* default_batches) 
   cmd->add_option("--watts", o.watts, "power per device (default: the chip card's TDP)");
   cmd->add_option("--bandwidth-efficiency", o.bw_eff, "fraction of bandwidth reached (default 0.8 GPU, 0.6 CPU, 1 calibrated)");
   cmd->add_option("--flops-efficiency", o.flops_eff, "fraction of peak reached (default 0.7 GPU, 0.5 CPU)");
+  cmd->add_option("--layer-overhead", o.layer_overhead, "fixed seconds per layer per pass (default: measured, else 15e-6 GPU, 20e-6 CPU)");
   cmd->add_option("--draft", o.draft, "draft model for speculative decoding");
   cmd->add_option("--draft-len", o.draft_len, "tokens drafted per target pass (k)");
   cmd->add_option("--acceptance", o.acceptance, "probability each drafted token is accepted (a)")->capture_default_str();
@@ -60,6 +62,7 @@ SpeedResult run_speed(const Context& ctx, const SpeedCli& o) {
   if (o.watts >= 0) s.watts = o.watts;
   if (o.bw_eff >= 0) s.bandwidth_efficiency = o.bw_eff;
   if (o.flops_eff >= 0) s.flops_efficiency = o.flops_eff;
+  if (o.layer_overhead >= 0) s.layer_overhead_s = o.layer_overhead;
   s.draft_len = o.draft_len;
   s.acceptance = o.acceptance;
   if (o.draft_cost >= 0) s.draft_cost_ratio = o.draft_cost;

@@ -2,12 +2,16 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "microbench/validate_chart.h"
 #include "microbench/validate_render.h"
+#include "reports/svg.h"
 #include "microbench/validate_sweep.h"
 
 namespace rooftop::cli {
@@ -28,7 +32,7 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--max-memory", o->max_memory_bytes,
                   "skip configurations that allocate more than this many bytes (default: half of MemTotal)");
-  add_output_options(*cmd, o->out, {"table", "json", "md"});
+  add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       if (o->threads < 0 || o->threads > 4096)
@@ -39,12 +43,11 @@ void register_validate(CLI::App& app, Context& ctx) {
       const auto plan = o->quick ? microbench::quick_plan() : microbench::full_plan();
       const auto& db = model_database(ctx);
       std::vector<std::string> missing;
-      for (const auto& id : plan.model_ids) {
+      for (const auto& id : plan.all_model_ids()) {
         if (const ModelSpec* m = db.find(id)) config.models.push_back(*m);
         else missing.push_back(id + ": not in the model database");
       }
-      config.formats = plan.formats;
-      config.contexts = plan.contexts;
+      config.plan = plan;
       config.threads = o->threads;
       config.max_memory_bytes = o->max_memory_bytes > 0 ? o->max_memory_bytes : microbench::default_max_memory_bytes();
       const ChipSpec chip = resolve_chip(ctx, o->hw);
@@ -53,7 +56,21 @@ void register_validate(CLI::App& app, Context& ctx) {
       auto r = microbench::run_sweep(config, chip, progress);
       r.skipped.insert(r.skipped.begin(), missing.begin(), missing.end());
       if (o->out.format == "json") emit(ctx, o->out, microbench::validate_json(r));
-      else if (o->out.format == "md") emit(ctx, o->out, microbench::validate_markdown(r));
+      else if (o->out.format == "html")
+        emit(ctx, o->out, microbench::validate_html(r, reports::svg::render(microbench::validate_law_chart(r))));
+      else if (o->out.format == "md") {
+        std::string md = microbench::validate_markdown(r);
+        if (!o->out.output.empty()) {  // the chart goes beside FILE as <stem>-law.svg
+          const std::filesystem::path file(o->out.output);
+          const std::filesystem::path chart = file.parent_path() / (file.stem().string() + "-law.svg");
+          OutputOptions svg_out = o->out;
+          svg_out.output = chart.string();
+          emit(ctx, svg_out, reports::svg::render(microbench::validate_law_chart(r)));
+          md += "\n![measured decode tok/s against bytes per token, with the law's curve](" +
+                chart.filename().string() + ")\n";
+        }
+        emit(ctx, o->out, md);
+      }
       else emit(ctx, o->out, microbench::validate_table(r));
       return kExitOk;
     };

@@ -1,8 +1,11 @@
 // ThreadPool: persistent workers that spin briefly, then sleep on a condition variable, between jobs.
 //
-// A job splits [0, n) into up to 4 contiguous chunks per thread, claimed through an atomic counter so a
-// busy core does not stall the others; the caller's thread works too. Workers spin ~100 us after a job
-// before sleeping, so back-to-back calls (about 10 per layer per token) do not pay a wake-up.
+// A job splits [0, n) into up to 4 contiguous chunks per thread, claimed through one atomic ticket
+// (job generation | chunk count | next chunk) so a busy core does not stall the others; the caller's thread
+// works too, and returns as soon as every chunk is DONE: it never waits for a worker that was descheduled and
+// claimed nothing (on a shared machine that wait cost more than the work). A late worker's claim fails on
+// the generation check. Workers spin ~100 us after a job before sleeping, so back-to-back calls do not pay
+// a wake-up.
 #include "kernels/cpu/thread_pool.h"
 
 #include <immintrin.h>
@@ -30,8 +33,9 @@ struct ThreadPool::Impl {
   std::mutex m;
   std::condition_variable cv;
   std::atomic<uint64_t> generation{0};
-  std::atomic<int> busy_workers{0};
-  std::atomic<int64_t> next_chunk{0};
+  // ticket = generation (32 bits) << 32 | chunks (16 bits) << 16 | next chunk (16 bits)
+  std::atomic<uint64_t> ticket{0};
+  std::atomic<int64_t> done_chunks{0};
   std::atomic<bool> stop{false};
   // The current job (written before generation is bumped, read after it is seen).
   const std::function<void(int64_t, int64_t, int)>* fn = nullptr;
@@ -39,21 +43,28 @@ struct ThreadPool::Impl {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  void run_chunks(int worker) {
+  // Claims chunks of job `gen` until none is left; false at once if the ticket belongs to another job.
+  void run_chunks(int worker, uint64_t gen) {
     const bool was_in = t_in_pool_job;
     const int was_worker = t_worker;
     t_in_pool_job = true;
     t_worker = worker;
+    uint64_t t = ticket.load(std::memory_order_acquire);
     for (;;) {
-      const int64_t c = next_chunk.fetch_add(1, std::memory_order_relaxed);
-      if (c >= chunks) break;
-      const int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+      if ((t >> 32) != (gen & 0xFFFFFFFFu)) break;
+      const uint64_t total = (t >> 16) & 0xFFFFu, c = t & 0xFFFFu;
+      if (c >= total) break;
+      if (!ticket.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      // The job's fields stay valid: the caller waits for this chunk to be done before it changes them.
+      const int64_t begin = n * int64_t(c) / chunks, end = n * (int64_t(c) + 1) / chunks;
       try {
         (*fn)(begin, end, worker);
       } catch (...) {
         std::lock_guard<std::mutex> lk(error_mutex);
         if (!error) error = std::current_exception();
       }
+      done_chunks.fetch_add(1, std::memory_order_acq_rel);
+      t = ticket.load(std::memory_order_acquire);
     }
     t_in_pool_job = was_in;
     t_worker = was_worker;
@@ -75,8 +86,7 @@ struct ThreadPool::Impl {
       }
       if (stop.load()) return;
       seen = g;
-      run_chunks(worker);
-      busy_workers.fetch_sub(1, std::memory_order_acq_rel);
+      run_chunks(worker, g);
     }
   }
 };
@@ -109,18 +119,21 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
   std::lock_guard<std::mutex> call(p.call_mutex);
   p.fn = &fn;
   p.n = n;
-  p.chunks = std::min<int64_t>(n, int64_t(p.threads) * 4);
-  p.next_chunk.store(0, std::memory_order_relaxed);
+  p.chunks = std::min<int64_t>({n, int64_t(p.threads) * 4, 0xFFFF});  // fits the ticket's 16 bits
+  p.done_chunks.store(0, std::memory_order_relaxed);
   p.error = nullptr;
-  p.busy_workers.store(int(p.workers.size()), std::memory_order_relaxed);
+  uint64_t gen;
   {
     std::lock_guard<std::mutex> lk(p.m);
-    p.generation.fetch_add(1, std::memory_order_release);
+    gen = p.generation.load(std::memory_order_relaxed) + 1;  // only callers (under call_mutex) change it
+    // The ticket first, so a worker that sees the new generation also sees this job's ticket.
+    p.ticket.store(((gen & 0xFFFFFFFFu) << 32) | (uint64_t(p.chunks) << 16), std::memory_order_release);
+    p.generation.store(gen, std::memory_order_release);
   }
   p.cv.notify_all();
-  p.run_chunks(0);
-  // Every worker must have left the job before its fields are reused.
-  for (int i = 0; p.busy_workers.load(std::memory_order_acquire) != 0; ++i) {
+  p.run_chunks(0, gen);
+  // Every chunk must be done before the job's fields are reused; workers that claimed none are not awaited.
+  for (int i = 0; p.done_chunks.load(std::memory_order_acquire) != p.chunks; ++i) {
     if (i < 4096) _mm_pause(); else std::this_thread::yield();
   }
   if (p.error) std::rethrow_exception(p.error);

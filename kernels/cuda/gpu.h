@@ -1,4 +1,4 @@
-// The GPU backend's public interface: device discovery and calibration; compiles with or without CUDA.
+// The GPU backend's public interface: device discovery, calibration and the bandwidth-law sweep; compiles with or without CUDA.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -60,5 +60,59 @@ GpuCalibration calibrate(int device, bool quick);
 // JSON text of a calibration (keys as in microbench/calibration_schema.md; absent values are null
 // with a "<key>_note" reason).
 std::string to_json(const GpuCalibration& c);
+
+// ---- the bandwidth-law sweep (validate) ----
+
+// Decoder layer shapes of a model, as its HF config.json gives them (see validation_models()).
+struct GpuModelShape {
+  std::string id;                   // "llama-3.1-8b"
+  int64_t hidden = 0, ffn = 0, heads = 0, kv_heads = 0, head_dim = 0, layers = 0, vocab = 0;
+};
+// smollm2-135m, qwen2.5-1.5b, llama-3.1-8b.
+const std::vector<GpuModelShape>& validation_models();
+// Bytes one decode step at `context` cached positions moves: per layer the q/k/v/o/gate/up/down
+// GEMV weights in `format` ("bf16", "fp8_e4m3", "q8_0", "q4_1") plus their fp32 input and output
+// vectors, the bf16 K and V cache (2 * context * kv_heads * head_dim * 2) plus fp32 q and output;
+// then the LM head (vocab, hidden). Throws InputError for an unknown format.
+int64_t decode_bytes_per_token(const GpuModelShape& m, const std::string& format, int64_t context);
+
+// One point of the sweep: a model in one weight format, one decode step timed on the GPU.
+struct GpuValidationPoint {
+  std::string model;                // "llama-3.1-8b"
+  std::string format;               // "bf16" | "fp8_e4m3" | "q8_0" | "q4_1"
+  int64_t context = 0;              // cached positions the attention reads
+  int64_t bytes_per_token = 0;      // decode_bytes_per_token
+  int launches_per_token = 0;       // kernels in one step (7 GEMV + 2 attention per layer, + LM head)
+  double seconds_median = 0;        // one decode step, median over the repetitions
+  double seconds_spread = 0;        // (max - min) / median
+  double measured_tokens_per_s = 0; // 1 / seconds_median
+  double achieved_bytes_per_s = 0;  // bytes_per_token / seconds_median
+  double predicted_tokens_per_s = 0;// the plain law: memory_bandwidth_bytes_per_s / bytes_per_token
+  double relative_error = 0;        // (predicted - measured) / measured
+};
+
+struct GpuValidation {
+  std::string schema = "rooftop-gpu-validation-1";
+  std::string date;                 // ISO 8601 UTC
+  bool quick = false;
+  GpuMachine machine;
+  double memory_bandwidth_bytes_per_s = 0;  // read-only kernel (as calibrate), the law's bandwidth
+  std::vector<GpuValidationPoint> points;
+  double median_abs_relative_error = 0;     // over points
+  double max_abs_relative_error = 0;
+  std::vector<std::string> notes;           // skipped (model, format) pairs and why; timing method
+};
+
+// Fill a point's derived fields (tok/s, achieved bandwidth, prediction, error) from its
+// bytes_per_token and seconds_median and the law's bandwidth. Throws InputError unless both are > 0.
+void apply_law(GpuValidationPoint& p, double memory_bandwidth_bytes_per_s);
+// Median and max of |relative_error| over v.points (0 when there are none).
+void summarize(GpuValidation& v);
+// The sweep on device `device`: for each model and format the GEMV kernels support, allocate every
+// layer's weights and KV cache (random, distinct buffers), capture one decode step as a CUDA graph,
+// time it with events (warm-up, median), check every output was written, and compare with the law.
+// Throws InputError("no CUDA device ...") when there is none or `device` is out of range.
+GpuValidation validate(int device, bool quick);
+std::string to_json(const GpuValidation& v);
 
 }  // namespace rooftop::gpu

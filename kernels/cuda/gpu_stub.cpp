@@ -1,4 +1,4 @@
-// The GPU API in a build without the CUDA toolkit: no devices, and calibrate says why.
+// The GPU API in a build without the CUDA toolkit: no devices, and calibrate / validate say why.
 #include "analyzer/errors.h"
 #include "kernels/cuda/gpu.h"
 
@@ -12,6 +12,11 @@ std::string no_device_reason() {
 }
 
 GpuCalibration calibrate(int device, bool /*quick*/) {
+  throw InputError("no CUDA device cuda:" + std::to_string(device) + ": " + no_device_reason() +
+                   "; expected --device cpu");
+}
+
+GpuValidation validate(int device, bool /*quick*/) {
   throw InputError("no CUDA device cuda:" + std::to_string(device) + ": " + no_device_reason() +
                    "; expected --device cpu");
 }

@@ -1,0 +1,92 @@
+// Host arithmetic of the GPU bandwidth-law sweep (model shapes, bytes per token, the law, summary, JSON);
+// built with and without CUDA.
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "analyzer/errors.h"
+#include "kernels/cuda/gpu.h"
+
+namespace rooftop::gpu {
+
+namespace {
+// Bytes of one weight row of k values (GGUF block layout for q8_0 / q4_1: 34 / 20 bytes per 32).
+int64_t row_bytes(const std::string& format, int64_t k) {
+  if (format == "bf16") return 2 * k;
+  if (format == "fp8_e4m3") return k;
+  if (format == "q8_0") return k / 32 * 34;
+  if (format == "q4_1") return k / 32 * 20;
+  throw InputError("unknown GPU weight format '" + format + "'; expected bf16, fp8_e4m3, q8_0 or q4_1");
+}
+// One GEMV y (m) = W (m, k) x (k): weights plus fp32 x and y.
+int64_t gemv_bytes(const std::string& format, int64_t m, int64_t k) { return m * row_bytes(format, k) + 4 * k + 4 * m; }
+}  // namespace
+
+const std::vector<GpuModelShape>& validation_models() {
+  // Sources (also models/cards/*.yaml): huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json,
+  // huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json, huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
+  // (hidden_size, intermediate_size, num_attention_heads, num_key_value_heads, head_dim, num_hidden_layers, vocab_size).
+  static const std::vector<GpuModelShape> models = {
+      {"smollm2-135m", 576, 1536, 9, 3, 64, 30, 49152},
+      {"qwen2.5-1.5b", 1536, 8960, 12, 2, 128, 28, 151936},
+      {"llama-3.1-8b", 4096, 14336, 32, 8, 128, 32, 128256},
+  };
+  return models;
+}
+
+int64_t decode_bytes_per_token(const GpuModelShape& m, const std::string& f, int64_t context) {
+  const int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+  const int64_t layer = gemv_bytes(f, q, m.hidden) + 2 * gemv_bytes(f, kv, m.hidden) + gemv_bytes(f, m.hidden, q) +
+                        2 * gemv_bytes(f, m.ffn, m.hidden) + gemv_bytes(f, m.hidden, m.ffn) +
+                        2 * context * kv * 2 + 2 * 4 * q;
+  return m.layers * layer + gemv_bytes(f, m.vocab, m.hidden);
+}
+
+void apply_law(GpuValidationPoint& p, double bw) {
+  if (!(p.bytes_per_token > 0) || !(p.seconds_median > 0) || !(bw > 0) || !std::isfinite(p.seconds_median) || !std::isfinite(bw))
+    throw InputError("bandwidth law for " + p.model + " " + p.format + ": bytes_per_token " + std::to_string(p.bytes_per_token) +
+                     ", seconds " + std::to_string(p.seconds_median) + ", bandwidth " + std::to_string(bw) +
+                     "; expected all three positive");
+  p.measured_tokens_per_s = 1.0 / p.seconds_median;
+  p.achieved_bytes_per_s = double(p.bytes_per_token) / p.seconds_median;
+  p.predicted_tokens_per_s = bw / double(p.bytes_per_token);
+  p.relative_error = (p.predicted_tokens_per_s - p.measured_tokens_per_s) / p.measured_tokens_per_s;
+}
+
+void summarize(GpuValidation& v) {
+  std::vector<double> e;
+  for (const auto& p : v.points) e.push_back(std::fabs(p.relative_error));
+  v.median_abs_relative_error = v.max_abs_relative_error = 0;
+  if (e.empty()) return;
+  std::sort(e.begin(), e.end());
+  const size_t n = e.size();
+  v.median_abs_relative_error = n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+  v.max_abs_relative_error = e.back();
+}
+
+std::string to_json(const GpuValidation& v) {
+  nlohmann::ordered_json j;
+  j["schema"] = v.schema;
+  j["date"] = v.date;
+  j["quick"] = v.quick;
+  j["machine"] = {{"name", v.machine.name}, {"device", v.machine.device}, {"sm_count", v.machine.sm_count},
+                  {"memory_bytes", v.machine.memory_bytes}, {"cc", v.machine.cc}, {"fingerprint", v.machine.fingerprint}};
+  j["memory_bandwidth_bytes_per_s"] = v.memory_bandwidth_bytes_per_s;
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const auto& p : v.points) {
+    points.push_back({{"model", p.model}, {"format", p.format}, {"context", p.context},
+                      {"bytes_per_token", p.bytes_per_token}, {"launches_per_token", p.launches_per_token},
+                      {"seconds_median", p.seconds_median}, {"seconds_spread", p.seconds_spread},
+                      {"measured_tokens_per_s", p.measured_tokens_per_s}, {"achieved_bytes_per_s", p.achieved_bytes_per_s},
+                      {"predicted_tokens_per_s", p.predicted_tokens_per_s}, {"relative_error", p.relative_error},
+                      {"bound", "memory"}});  // batch-1 decode: every point is memory-bound
+  }
+  j["points"] = points;
+  j["summary"] = {{"points", v.points.size()},  // DESIGN.md validate keys
+                  {"median_abs_error_memory_bound", v.median_abs_relative_error},
+                  {"max_abs_error_memory_bound", v.max_abs_relative_error}};
+  j["notes"] = v.notes;
+  return j.dump(2);
+}
+
+}  // namespace rooftop::gpu

@@ -1,0 +1,52 @@
+// Term sets of the prediction model: chip copies with measured entries erased, asked of rooftop::speed.
+#include "microbench/validate_terms.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace rooftop::microbench {
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool is_kernel_rate(const std::string& key) {
+  return starts_with(key, "gemv_") || starts_with(key, "gemm_") || starts_with(key, "attention_");
+}
+
+}  // namespace
+
+ChipSpec chip_with_terms(const ChipSpec& chip, int set) {
+  if (set < 0 || set >= kTermSets) throw std::invalid_argument("term set index out of range");
+  ChipSpec c = chip;
+  if (set == kTermSets - 1) return c;
+  for (auto it = c.measured.begin(); it != c.measured.end();) {
+    const bool keep = set == 2 && is_kernel_rate(it->first);
+    it = keep ? std::next(it) : c.measured.erase(it);
+  }
+  return c;
+}
+
+SpeedOptions options_with_terms(SpeedOptions o, int set) {
+  if (set == 1 || set == 2) {
+    o.bandwidth_efficiency = 1.0;
+    o.flops_efficiency = 1.0;
+    o.layer_overhead_s = 0.0;  // the analyzer otherwise assumes a per-layer cost where none is measured
+  }
+  return o;
+}
+
+double term_tokens_per_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p, int set) {
+  if (set == 0) return chip.memory_bandwidth_bytes_per_s / p.bytes_per_token();
+  PrecisionPlan plan;
+  plan.weights = p.format;  // every class (LM head and embeddings too) in the measured format
+  plan.kv = "fp32";
+  SpeedOptions o;
+  o.batches = {p.batch};
+  o.context = p.context;
+  o.prompt_tokens = p.context;
+  o.output_tokens = 1;
+  const SpeedResult r = speed(m, chip_with_terms(chip, set), plan, options_with_terms(o, set));
+  return r.points.at(0).decode_tokens_per_s;
+}
+
+}  // namespace rooftop::microbench

@@ -1,0 +1,196 @@
+// rooftop validate: term sets (chip copies, hand-checked arithmetic), batched decode and prefill shapes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "analyzer/model_spec.h"
+#include "hwdb/hwdb.h"
+#include "kernels/cpu/thread_pool.h"
+#include "microbench/validate_chart.h"
+#include "microbench/validate_decode.h"
+#include "microbench/validate_render.h"
+#include "microbench/validate_summary.h"
+#include "microbench/validate_sweep.h"
+#include "microbench/validate_terms.h"
+
+using namespace rooftop;
+using namespace rooftop::microbench;
+
+namespace {
+
+// A llama-shaped toy: hidden 64, 2 layers, 4 heads of 16, 2 KV heads, FFN 128, vocab 256.
+ModelSpec toy2() {
+  ModelSpec m;
+  m.id = "toy-64";
+  m.name = "toy";
+  m.family = "llama";
+  m.vocab = 256;
+  m.hidden = 64;
+  m.layers = 2;
+  m.heads = 4;
+  m.kv_heads = 2;
+  m.head_dim = 16;
+  m.ffn = 128;
+  m.max_context = 4096;
+  return m;
+}
+
+// The cpu card with a made-up calibration: kernel rates, fixed costs, and a stream figure.
+ChipSpec calibrated_cpu() {
+  ChipSpec c = hwdb::load().get("cpu");
+  c.measured.clear();
+  c.memory_bandwidth_bytes_per_s = 20e9;
+  c.measured["gemv_f32_bytes_per_s"] = 12e9;
+  c.measured["gemv_q4_1_bytes_per_s"] = 4e9;
+  c.measured["attention_f32_bytes_per_s"] = 8e9;
+  c.measured["overhead_per_layer_s"] = 30e-6;
+  c.measured["overhead_per_step_s"] = 50e-6;
+  c.measured["stream_copy_bytes_per_s"] = 18e9;
+  return c;
+}
+
+ValidatePoint shaped(const char* format, int64_t context, int64_t batch, double bytes_per_token) {
+  ValidatePoint p;
+  p.format = format;
+  p.context = context;
+  p.batch = batch;
+  p.weight_bytes_per_token = bytes_per_token;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("term sets erase the right measured entries", "[validate]") {
+  const ChipSpec c = calibrated_cpu();
+  CHECK(chip_with_terms(c, 1).measured.empty());
+  const ChipSpec k = chip_with_terms(c, 2);
+  CHECK(k.measured.size() == 3);  // gemv_f32, gemv_q4_1, attention_f32
+  CHECK(k.measured.count("gemv_q4_1_bytes_per_s") == 1);
+  CHECK(k.measured.count("overhead_per_layer_s") == 0);
+  CHECK(chip_with_terms(c, 3).measured.size() == c.measured.size());
+  CHECK(chip_with_terms(c, 1).memory_bandwidth_bytes_per_s == 20e9);  // the calibrated figure stays
+  CHECK_THROWS_AS(chip_with_terms(c, 4), std::invalid_argument);
+  CHECK(std::string(term_set_name(0)) == "law");
+}
+
+TEST_CASE("term 0 is bandwidth / bytes; fixed costs add L x per-layer + per-step seconds", "[validate]") {
+  const ModelSpec m = toy2();
+  const ChipSpec c = calibrated_cpu();
+  ValidatePoint p = shaped("f32", 32, 1, 2e6);
+  CHECK(term_tokens_per_s(m, c, p, 0) == Approx(20e9 / 2e6));  // 10000 tok/s
+  const double t2 = 1.0 / term_tokens_per_s(m, c, p, 2);
+  const double t3 = 1.0 / term_tokens_per_s(m, c, p, 3);
+  // 2 layers x 30 us + 50 us = 110 us more per step.
+  CHECK(t3 - t2 == Approx(110e-6).epsilon(1e-9));
+  // Kernel rates below the bandwidth figure only slow the step down.
+  CHECK(1.0 / term_tokens_per_s(m, c, p, 1) < t2);
+}
+
+TEST_CASE("batch B: per-token weight bytes are divided by B in the term-0 law", "[validate]") {
+  const ModelSpec m = toy2();
+  const ChipSpec c = calibrated_cpu();
+  // Weights 4e6 B per step at batch 4 -> 1e6 per token, + KV 1e6 per sequence = 2e6 B per token.
+  ValidatePoint p = shaped("f32", 32, 4, 4e6 / 4);
+  p.kv_read_bytes_per_token = 1e6;
+  CHECK(term_tokens_per_s(m, c, p, 0) == Approx(10000.0));
+  const double one = term_tokens_per_s(m, c, shaped("f32", 32, 1, 1e6), 3);
+  CHECK(term_tokens_per_s(m, c, shaped("f32", 32, 4, 1e6), 3) > one);  // a batch amortizes the weights
+}
+
+TEST_CASE("summary keeps prefill apart and reports each term set", "[validate]") {
+  std::vector<ValidatePoint> pts(3);
+  // Decode points: term errors +100%/+50%/+10%/-5% and +60%/+30%/+20%/+5%.
+  pts[0].term_relative_error = {1.0, 0.5, 0.1, -0.05};
+  pts[0].relative_error = -0.05;
+  pts[0].bound = "memory";
+  pts[1].term_relative_error = {0.6, 0.3, 0.2, 0.05};
+  pts[1].relative_error = 0.05;
+  pts[1].bound = "memory";
+  pts[2].phase = "prefill";
+  pts[2].relative_error = -0.4;
+  pts[2].bound = "compute";
+  const auto s = summarize_points(pts);
+  REQUIRE(s.terms.size() == kTermSets);
+  CHECK(*s.terms[0].error.median_abs == Approx(0.8));  // (1.0 + 0.6) / 2
+  CHECK(*s.terms[0].error.max_abs == Approx(1.0));
+  CHECK(*s.terms[2].error.median_abs == Approx(0.15));
+  CHECK(*s.terms[3].error.max_abs == Approx(0.05));
+  CHECK(s.memory_bound.count == 2);
+  CHECK(s.compute_bound.count == 0);  // the prefill point is not a decode point
+  CHECK(s.prefill.count == 1);
+  CHECK(*s.prefill.median_abs == Approx(0.4));
+  SweepResult r;
+  r.points = pts;
+  r.summary = s;
+  CHECK(validate_json(r).find("\"name\": \"+ kernel rates\"") != std::string::npos);
+  CHECK(validate_terms_line(r).find("law 80.0% / 100.0%") != std::string::npos);
+}
+
+TEST_CASE("prefill FLOPs match a hand count", "[validate]") {
+  DecodeModel model(toy2(), kernels::WeightFormat::f32, 8, 5, 1, 8);
+  // 2 layers x (2 x 36864 x 8 + 4 x 4 x 16 x 8 x 9 / 2) + 2 x 256 x 64 = 2 x (589824 + 9216) + 32768.
+  CHECK(model.prefill_flops(8) == 1230848.0);
+}
+
+TEST_CASE("batched decode and prefill run to finite logits", "[validate]") {
+  kernels::ThreadPool pool(2);
+  DecodeModel model(toy2(), kernels::WeightFormat::q4_1, 16, 9, 3, 12);
+  model.step(pool, 3);
+  for (float v : model.logits()) REQUIRE(std::isfinite(v));
+  model.prefill(pool, 12);
+  for (float v : model.logits()) REQUIRE(std::isfinite(v));
+  CHECK_THROWS_AS(model.step(pool, 4), std::invalid_argument);
+  CHECK_THROWS_AS(model.prefill(pool, 13), std::invalid_argument);
+  CHECK_THROWS_AS(DecodeModel(toy2(), kernels::WeightFormat::f32, 8, 1, 1, 9), std::invalid_argument);
+}
+
+TEST_CASE("measured batch and prefill points carry finite predictions", "[validate]") {
+  const ModelSpec m = toy2();
+  kernels::ThreadPool pool(2);
+  const ChipSpec c = calibrated_cpu();
+  ValidatePoint b = measure_point(m, kernels::WeightFormat::f32, 16, pool, 1, 3, 4);
+  predict_point(m, c, b);
+  CHECK(b.batch == 4);
+  for (double t : b.term_tokens_per_s) CHECK((std::isfinite(t) && t > 0));
+  CHECK(b.term_tokens_per_s[3] == b.predicted_tokens_per_s);
+  ValidatePoint p = measure_prefill_point(m, kernels::WeightFormat::f32, 8, pool, 1, 3);
+  predict_point(m, c, p);
+  CHECK(p.phase == "prefill");
+  CHECK(p.predicted_s > 0);
+  CHECK(p.predicted_tokens_per_s == Approx(8.0 / p.predicted_s));
+  CHECK(std::isnan(p.term_tokens_per_s[0]));
+}
+
+TEST_CASE("law chart: decode points split by bound, the law line is bandwidth / bytes", "[validate]") {
+  SweepResult r;
+  r.chip_id = "cpu";
+  r.memory_bandwidth_bytes_per_s = 30e9;
+  ValidatePoint a = shaped("f32", 32, 1, 3e6), b = shaped("q4_1", 32, 1, 1e6), c = shaped("f32", 16, 1, 2e6);
+  a.measured_tokens_per_s = 5000, a.bound = "memory";
+  b.measured_tokens_per_s = 9000, b.bound = "compute";
+  c.phase = "prefill", c.measured_tokens_per_s = 100, c.bound = "compute";  // not drawn
+  r.points = {a, b, c};
+  const auto chart = validate_law_chart(r);
+  REQUIRE(chart.series.size() == 3);  // law, memory, compute
+  CHECK(chart.x.log);
+  CHECK(chart.y.log);
+  const auto& law = chart.series[0];
+  REQUIRE(law.points.size() == 2);
+  CHECK(law.points[0].x == Approx(1e6 / 1.5));
+  CHECK(law.points[0].y == Approx(30e9 / (1e6 / 1.5)));  // 45000 tok/s
+  CHECK(law.points[1].x == Approx(4.5e6));
+  CHECK(law.points[1].y == Approx(30e9 / 4.5e6));
+  REQUIRE(chart.series[1].points.size() == 1);
+  CHECK(chart.series[1].points[0].y == 5000);
+  REQUIRE(chart.series[2].points.size() == 1);
+  CHECK(chart.series[2].points[0].x == 1e6);
+  r.summary = summarize_points(r.points);
+  const std::string html = validate_html(r, "<svg id=\"law\"></svg>");
+  CHECK(html.find("<table>") != std::string::npos);
+  CHECK(html.find("<th>model</th>") != std::string::npos);
+  CHECK(html.find("<td class=\"t\">q4_1</td>") != std::string::npos);
+  CHECK(html.find("<svg id=\"law\"></svg>") != std::string::npos);
+  CHECK(html.find("</html>") != std::string::npos);
+  CHECK(html.find("<strong>Summary.</strong>") != std::string::npos);
+  CHECK(html.find("**") == std::string::npos);
+}
