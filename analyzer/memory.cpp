@@ -13,6 +13,16 @@ const NumberFormat& PrecisionPlan::format_of(ParamClass c) const {
   return find_format(it != per_class.end() ? it->second : weights);
 }
 
+std::string PrecisionPlan::describe() const {
+  std::string out = weights;
+  bool first = true;
+  for (const auto& [cls, f] : per_class) {
+    out += std::string(first ? " (" : ", ") + param_class_name(cls) + " " + f;
+    first = false;
+  }
+  return per_class.empty() ? out : out + ")";
+}
+
 void check_positive(const char* name, int64_t value, int64_t max) {
   if (value < 1 || value > max)
     throw InputError(std::string("--") + name + " " + std::to_string(value) + " is out of range; expected 1 to " +
@@ -122,7 +132,7 @@ FitResult fit(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, 
   FitResult r;
   r.model = m.id;
   r.hw = chip.id;
-  r.precision = p.weights;
+  r.precision = p.describe();
   r.kv_precision = p.kv_format().name;
   r.context = o.context;
   r.batch = o.batch;
@@ -136,7 +146,18 @@ FitResult fit(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, 
   const NumberFormat& kvf = p.kv_format();
   if (!kvf.kv_cache) throw InputError("--kv-precision " + p.kv + " is not a KV cache format; use fp16, bf16, fp8, int8, q8_0 or fp32");
   r.kv_bytes_per_token = kv_bytes_per_token(m, kvf);
-  r.kv_equals_weights_at_tokens = r.weights.total / r.kv_bytes_per_token;
+  // The context at which one sequence's KV passes the weights (sliding windows applied): KV grows
+  // monotonically with context, so bisect; without windows this is weights / KV per token.
+  {
+    double lo = 0, hi = r.weights.total / r.kv_bytes_per_token;
+    while (kv_bytes(m, kvf, static_cast<int64_t>(std::min(hi, 1e15)), 1) < r.weights.total && hi < 1e15) hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 0.5; ++i) {
+      const double mid = (lo + hi) / 2;
+      (kv_bytes(m, kvf, static_cast<int64_t>(mid), 1) < r.weights.total ? lo : hi) = mid;
+    }
+    r.kv_equals_weights_at_tokens = m.sliding_window > 0 && m.sliding_window_layers > 0 ? std::ceil(hi)
+                                                                                         : r.weights.total / r.kv_bytes_per_token;
+  }
 
   const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
   r.usable_fraction = o.usable_fraction.value_or(o.simple ? 1.0 : 0.95);

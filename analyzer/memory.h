@@ -21,6 +21,7 @@ struct PrecisionPlan {
   std::string kv = "bf16";
   const NumberFormat& format_of(ParamClass c) const;
   const NumberFormat& kv_format() const { return find_format(kv); }
+  std::string describe() const;  // "bf16 (experts mxfp4)"
 };
 
 struct WeightBytes {

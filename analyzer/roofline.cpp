@@ -19,7 +19,7 @@ RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const Precisio
   RooflineResult r;
   r.model = m.id;
   r.hw = chip.id;
-  r.precision = p.weights;
+  r.precision = p.describe();
   r.compute_format = o.compute_format.empty() ? compute_format_for(chip, p.format_of(ParamClass::attention))
                                               : find_format(o.compute_format).name;
   auto peak = chip.peak(r.compute_format);

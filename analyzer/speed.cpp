@@ -116,7 +116,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   SpeedResult r;
   r.model = m.id;
   r.hw = chip.id;
-  r.precision = p.weights;
+  r.precision = p.describe();
   r.kv_precision = p.kv_format().name;
   r.prompt_tokens = o.prompt_tokens;
   r.output_tokens = o.output_tokens;

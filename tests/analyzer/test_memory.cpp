@@ -165,3 +165,25 @@ TEST_CASE("fit rejects bad input with one clear line") {
   p.kv = "q4_k";
   CHECK_THROWS_AS(fit(m, h100, p, o), InputError);
 }
+
+TEST_CASE("KV passes the weights later when most layers keep a window") {
+  // gpt-oss-120b, bf16 KV: 18 global layers x 2,048 B per token (8 KV heads x 64 x 2 x 2 bytes) grow
+  // without bound; the 18 windowed layers stop at 128 tokens. Crossing C solves
+  // 18 x 2048 x C + 18 x 2048 x 128 = weights.
+  auto m = test::gpt_oss_120b();
+  PrecisionPlan p;
+  p.per_class[ParamClass::experts] = "mxfp4";
+  FitOptions o;
+  ChipSpec c;
+  c.id = "big";
+  c.kind = "gpu";
+  c.memory_bytes = 1e12;
+  c.memory_bandwidth_bytes_per_s = 1e12;
+  auto r = fit(m, c, p, o);
+  const double expected = r.weights.total / (18 * 2048.0) - 128;
+  CHECK(r.kv_equals_weights_at_tokens == Approx(expected).epsilon(1e-5));
+  CHECK(r.precision == "bf16 (experts mxfp4)");
+  // Without windows it is weights / KV per token.
+  auto l = fit(test::llama31_8b(), c, PrecisionPlan{}, o);
+  CHECK(l.kv_equals_weights_at_tokens == Approx(l.weights.total / 131072.0));
+}
