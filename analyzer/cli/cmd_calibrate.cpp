@@ -22,15 +22,6 @@ struct CalibrateArgs {
   OutputOptions out;
 };
 
-// "cpu" -> -1, "cuda:N" -> N; anything else is bad input.
-int parse_device(const std::string& d) {
-  if (d == "cpu") return -1;
-  if (d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() <= 8 &&
-      d.find_first_not_of("0123456789", 5) == std::string::npos)
-    return std::stoi(d.substr(5));
-  throw InputError("unknown --device '" + d + "'; expected cpu or cuda:N (e.g. cuda:0)");
-}
-
 std::string pct(double fraction) { return fraction > 0 ? reports::sig(100 * fraction) + "%" : "n/a"; }
 
 std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, const std::string& path) {

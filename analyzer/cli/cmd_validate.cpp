@@ -9,6 +9,9 @@
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "kernels/cuda/gpu.h"
+#include "reports/table.h"
+#include "reports/units.h"
 #include "microbench/validate_chart.h"
 #include "microbench/validate_render.h"
 #include "reports/svg.h"
@@ -23,6 +26,7 @@ void register_validate(CLI::App& app, Context& ctx) {
     int threads = 0;
     double max_memory_bytes = 0;
     std::string hw = "cpu";
+    std::string device = "cpu";
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
@@ -32,6 +36,8 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--max-memory", o->max_memory_bytes,
                   "skip configurations that allocate more than this many bytes (default: half of MemTotal)");
+  cmd->add_option("--device", o->device, "cpu, or cuda:N for the GPU sweep (the plain law against measured GPU decode steps)")
+      ->capture_default_str();
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
@@ -39,6 +45,27 @@ void register_validate(CLI::App& app, Context& ctx) {
         throw InputError("--threads " + std::to_string(o->threads) + " is out of range: expected 0 (all cores) to 4096");
       if (o->max_memory_bytes < 0 || !std::isfinite(o->max_memory_bytes))
         throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");
+      if (const int device = parse_device(o->device); device >= 0) {
+        // The GPU sweep: InputError ("no CUDA device ...", exit 2) where there is none.
+        const gpu::GpuValidation v = gpu::validate(device, o->quick);
+        if (o->out.format == "json") {
+          emit(ctx, o->out, gpu::to_json(v) + "\n");
+          return kExitOk;
+        }
+        reports::Table t;
+        t.title = "validate " + o->device + " (" + v.machine.name + "): decode steps against bandwidth / bytes per token, read bandwidth " +
+                  reports::rate_bytes(v.memory_bandwidth_bytes_per_s);
+        t.headers = {"model", "format", "context", "MB/token", "measured tok/s", "GB/s", "law tok/s", "error"};
+        for (const auto& p : v.points)
+          t.rows.push_back({p.model, p.format, std::to_string(p.context), reports::sig(p.bytes_per_token / 1e6), reports::sig(p.measured_tokens_per_s),
+                            reports::sig(p.achieved_bytes_per_s / 1e9), reports::sig(p.predicted_tokens_per_s),
+                            reports::sig(100 * p.relative_error) + "%"});
+        t.footnotes.push_back("|error| median " + reports::sig(100 * v.median_abs_relative_error) + "%, worst " +
+                              reports::sig(100 * v.max_abs_relative_error) + "%");
+        for (const auto& n : v.notes) t.footnotes.push_back("note: " + n);
+        emit(ctx, o->out, reports::render({t}, o->out.format == "html" ? "md" : o->out.format));
+        return kExitOk;
+      }
       microbench::SweepConfig config;
       const auto plan = o->quick ? microbench::quick_plan() : microbench::full_plan();
       const auto& db = model_database(ctx);

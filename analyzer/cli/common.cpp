@@ -69,6 +69,14 @@ PrecisionPlan resolve_plan(const ModelOptions& o) {
   return p;
 }
 
+int parse_device(const std::string& d) {
+  if (d == "cpu") return -1;
+  if (d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() <= 8 &&
+      d.find_first_not_of("0123456789", 5) == std::string::npos)
+    return std::stoi(d.substr(5));
+  throw InputError("unknown --device '" + d + "'; expected cpu or cuda:N (e.g. cuda:0)");
+}
+
 std::vector<int64_t> parse_list(const std::string& name, const std::string& text, int64_t max) {
   std::vector<int64_t> out;
   size_t pos = 0;

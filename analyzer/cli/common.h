@@ -27,6 +27,9 @@ ModelSpec resolve_model(const Context& ctx, const std::string& id_or_path);
 ChipSpec resolve_chip(const Context& ctx, const std::string& id);
 PrecisionPlan resolve_plan(const ModelOptions& o);
 
+// --device: "cpu" -> -1, "cuda:N" -> N; anything else is InputError.
+int parse_device(const std::string& d);
+
 // Parse "1,8,64" into positive integers (InputError on anything else).
 std::vector<int64_t> parse_list(const std::string& name, const std::string& text, int64_t max);
 

@@ -8,6 +8,8 @@
 
 namespace rooftop::kernels {
 
+constexpr int64_t kSmallGemmMaxN = 8;  // largest n of the multi-RHS GEMV path (gemm, gemv_batch)
+
 enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
 
 struct KernelTable {
@@ -22,6 +24,11 @@ struct KernelTable {
   // Y (n, m) columns [j0, j1) = X (n, k) W[j0:j1]^T, using a thread-local panel buffer.
   void (*gemm_cols)(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) = nullptr;
   int64_t gemm_cols_per_task = 64;  // granularity of the column split across threads
+  // Small-n GEMM rows: Y (n, m) entries of weight rows [r0, r1), each weight block loaded once for all n
+  // tokens (n <= kSmallGemmMaxN). xq == nullptr: fp32 activations (quantized rows dequantized to a row
+  // buffer first); otherwise xq[i] is token i quantized, used for the integer-dot formats like gemv_rows.
+  void (*gemm_small_rows)(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
+                          int64_t r0, int64_t r1) = nullptr;
   // Helpers for attention: dot products and y += a * x over n values, x in fp32 or fp16.
   float (*dot_f32)(const float* a, const float* b, int64_t n) = nullptr;
   float (*dot_f16)(const uint16_t* a, const float* b, int64_t n) = nullptr;

@@ -2,6 +2,7 @@
 //
 // Napkin math: 2*n*m*k FLOPs; each weight byte is read once and each panel reused across all n tokens,
 // so for n >= ~64 the kernel is compute-bound (FMA throughput), unlike the decode GEMV.
+#include <algorithm>
 #include <vector>
 
 #include "kernels/cpu/checks.h"
@@ -27,12 +28,39 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
     return;
   }
   const KernelTable& t = active_kernels();
+  if (n <= kSmallGemmMaxN) {  // decode-sized batch: multi-RHS GEMV, no panel packing
+    const float* xp = X.data();
+    float* yp = Y.data();
+    pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) { t.gemm_small_rows(W, xp, n, nullptr, yp, r0, r1); });
+    return;
+  }
   const int64_t per = t.gemm_cols_per_task, tasks = (W.m + per - 1) / per;
   const float* xp = X.data();
   float* yp = Y.data();
   pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
     t.gemm_cols(W, xp, n, yp, b * per, std::min(W.m, e * per));
   });
+}
+
+void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool) {
+  check_gemm("gemv_batch", W, X, n, Y);
+  if (n == 0 || W.m == 0) return;
+  const KernelTable& t = active_kernels();
+  const bool q8 = gemv_uses_q8_activations(W.format);
+  thread_local std::vector<Q8Activations> xq_buffer;  // reused across calls; read by every worker by reference
+  std::vector<Q8Activations>& xq = xq_buffer;
+  if (int64_t(xq.size()) < kSmallGemmMaxN) xq.resize(size_t(kSmallGemmMaxN));
+  for (int64_t i0 = 0; i0 < n; i0 += kSmallGemmMaxN) {  // groups of up to 8 tokens, weights read once each
+    const int64_t g = std::min(kSmallGemmMaxN, n - i0);
+    if (q8)
+      for (int64_t i = 0; i < g; ++i) t.quantize_q8(X.data() + (i0 + i) * W.k, W.k, xq[size_t(i)]);
+    const float* xp = X.data() + i0 * W.k;
+    float* yp = Y.data() + i0 * W.m;
+    // Y rows of the group start at yp; gemm_small_rows writes Y[i * m + r]
+    pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) {
+      t.gemm_small_rows(W, xp, g, q8 ? xq.data() : nullptr, yp, r0, r1);
+    });
+  }
 }
 
 void gemm_ref(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) {

@@ -48,6 +48,11 @@ void gemv_ref(const WeightView& W, std::span<const float> x, std::span<float> y)
 void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool);
 void gemm_ref(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y);
 
+// Batched decode: Y (n, m) row i = gemv(W, X row i) up to float reassociation (same q8 activations for the
+// integer-dot formats), with each weight block read once for up to 8 tokens. Use it for small n; gemm keeps
+// fp32 activations.
+void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool);
+
 // KV cache layout for one layer: K and V are (t_capacity, hk, d) rows, position-major; kv_f16 selects
 // fp16 storage (uint16_t halves) instead of fp32.
 struct KvView {

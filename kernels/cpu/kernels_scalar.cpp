@@ -53,6 +53,22 @@ void gemm_cols_scalar(const WeightView& W, const float* X, int64_t n, float* Y, 
   }
 }
 
+// Small-n rows: each row dequantized once (or integer-dotted per token from L1) and dotted with n tokens.
+void gemm_small_rows_scalar(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
+                            int64_t r0, int64_t r1) {
+  if (xq != nullptr && gemv_uses_q8_activations(W.format)) {
+    for (int64_t i = 0; i < n; ++i) gemv_q8_rows_ref(W, xq[i], Y + i * W.m, r0, r1);
+    return;
+  }
+  thread_local std::vector<float> row;
+  row.resize(size_t(W.k));
+  const int64_t rb = row_bytes(W.format, W.k);
+  for (int64_t r = r0; r < r1; ++r) {
+    dequantize_blocks_ref(W.format, W.data + r * rb, row.data(), W.k);
+    for (int64_t i = 0; i < n; ++i) Y[i * W.m + r] = dot_f32_scalar(X + i * W.k, row.data(), W.k);
+  }
+}
+
 }  // namespace
 
 KernelTable make_scalar_kernels() {
@@ -63,6 +79,7 @@ KernelTable make_scalar_kernels() {
   t.gemv_rows = gemv_rows_scalar;
   t.gemm_cols = gemm_cols_scalar;
   t.gemm_cols_per_task = 16;
+  t.gemm_small_rows = gemm_small_rows_scalar;
   t.dot_f32 = dot_f32_scalar;
   t.dot_f16 = dot_f16_scalar;
   t.axpy_f32 = axpy_f32_scalar;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "kernels/cpu/blocks.h"
 #include "kernels/cpu/dispatch.h"
@@ -429,6 +430,158 @@ void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq
   }
 }
 
+// ---- small-n GEMM (multi-RHS GEMV): each weight block is loaded and unpacked once for all N tokens ----
+
+// N tokens' integer dots with 32-value blocks; out[t * ldy] = token t's dot (see row_q32_simd for the terms).
+template <int N, class Block, int kOffsetKind, class Unpack, class Dot>
+void row_q32_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack unpack, Dot dot, float* out,
+                   int64_t ldy) {
+  __m256 acc[N], off[N];
+  #pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) acc[t] = off[t] = _mm256_setzero_ps();
+  int64_t b = 0;
+  for (; b + 8 <= nb; b += 8) {
+    __m256i u[8];
+    #pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) u[i] = unpack(w[b + i]);
+    const __m256 dw = load_fp16_field8(w + b, sizeof(Block), 0);
+    __m256 mw = dw;
+    if constexpr (kOffsetKind == 2) mw = load_fp16_field8(w + b, sizeof(Block), 2);
+    #pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      const int8_t* q = xq[t].q.data() + 32 * b;
+      __m256i p[8];
+      #pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) p[i] = dot(u[i], load32(q + 32 * i));
+      acc[t] = _mm256_fmadd_ps(hsum8x8(p), _mm256_mul_ps(dw, _mm256_loadu_ps(xq[t].d.data() + b)), acc[t]);
+      if constexpr (kOffsetKind != 0) off[t] = _mm256_fmadd_ps(mw, _mm256_loadu_ps(xq[t].sum_scaled.data() + b), off[t]);
+    }
+  }
+  float y[N], o[N];
+  #pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) y[t] = hsum(acc[t]), o[t] = hsum(off[t]);
+  for (; b < nb; ++b) {
+    const __m256i u = unpack(w[b]);
+    const float dw = h2f(w[b].d);
+    float mw = dw;
+    if constexpr (kOffsetKind == 2) mw = h2f(reinterpret_cast<const uint16_t*>(&w[b])[1]);
+    #pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      y[t] += dw * xq[t].d[size_t(b)] * float(hsum_i32(dot(u, load32(xq[t].q.data() + 32 * b))));
+      if constexpr (kOffsetKind != 0) o[t] += mw * xq[t].sum_scaled[size_t(b)];
+    }
+  }
+  #pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) out[t * ldy] = kOffsetKind == 1 ? y[t] - 8.0f * o[t] : y[t] + o[t];
+}
+
+// N tokens' fp32 dots with one row of k values read by Load (8 lanes) / At (one value): 16 values per step.
+template <int N, class Load, class At>
+void row_float_multi(const float* X, int64_t k, Load load, At at, float* out, int64_t ldy) {
+  __m256 a0[N], a1[N];
+  #pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) a0[t] = a1[t] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    const __m256 w0 = load(i), w1 = load(i + 8);
+    #pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      a0[t] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(X + t * k + i), a0[t]);
+      a1[t] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(X + t * k + i + 8), a1[t]);
+    }
+  }
+  for (; i + 8 <= k; i += 8) {
+    const __m256 w0 = load(i);
+    #pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) a0[t] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(X + t * k + i), a0[t]);
+  }
+  #pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) {
+    float s = hsum(_mm256_add_ps(a0[t], a1[t]));
+    for (int64_t j = i; j < k; ++j) s += at(j) * X[t * k + j];
+    out[t * ldy] = s;
+  }
+}
+
+template <int N>
+void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations* xq, float* Y, int64_t r0,
+                       int64_t r1) {
+  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), nb = k / block_values(W.format);
+  thread_local std::vector<float> rowbuf;
+  const auto unpack4 = [](const auto& blk) { return unpack_nibbles(blk.qs); };
+  const auto dot4 = [](__m256i u, __m256i x) { return dot_u8s8(u, x); };
+  for (int64_t r = r0; r < r1; ++r) {
+    const std::byte* row = W.data + r * rb;
+    float* out = Y + r;
+    if (xq != nullptr && gemv_uses_q8_activations(W.format)) {
+      switch (W.format) {
+        case WeightFormat::q4_0:
+          row_q32_multi<N, BlockQ4_0, 1>(reinterpret_cast<const BlockQ4_0*>(row), xq, nb, unpack4, dot4, out, m);
+          continue;
+        case WeightFormat::q4_1:
+          row_q32_multi<N, BlockQ4_1, 2>(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, unpack4, dot4, out, m);
+          continue;
+        case WeightFormat::q8_0:
+          row_q32_multi<N, BlockQ8_0, 0>(
+              reinterpret_cast<const BlockQ8_0*>(row), xq, nb, [](const BlockQ8_0& blk) { return load32(blk.qs); },
+              [](__m256i w, __m256i x) { return dot_s8s8(w, x); }, out, m);
+          continue;
+        case WeightFormat::q4_k:  // super-block rows stay in L1 across the N tokens
+          #pragma GCC unroll 8
+          for (int t = 0; t < N; ++t) out[t * m] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq[t], nb);
+          continue;
+        case WeightFormat::q6_k:
+          #pragma GCC unroll 8
+          for (int t = 0; t < N; ++t) out[t * m] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq[t], nb);
+          continue;
+        default: break;
+      }
+    }
+    const float* wf = reinterpret_cast<const float*>(row);
+    const uint16_t* wh = reinterpret_cast<const uint16_t*>(row);
+    switch (W.format) {
+      case WeightFormat::f32:
+        row_float_multi<N>(X, k, [wf](int64_t i) { return _mm256_loadu_ps(wf + i); },
+                           [wf](int64_t i) { return wf[i]; }, out, m);
+        break;
+      case WeightFormat::f16:
+        row_float_multi<N>(X, k, [wh](int64_t i) { return load_f16x8(wh + i); },
+                           [wh](int64_t i) { return h2f(wh[i]); }, out, m);
+        break;
+      case WeightFormat::bf16:
+        row_float_multi<N>(X, k, [wh](int64_t i) { return load_bf16x8(wh + i); },
+                           [wh](int64_t i) {
+                             const uint32_t bits = uint32_t(wh[i]) << 16;
+                             float v;
+                             std::memcpy(&v, &bits, 4);
+                             return v;
+                           }, out, m);
+        break;
+      default: {  // fp32 activations on a quantized row: dequantize into L1 once, then share it
+        if (int64_t(rowbuf.size()) < k) rowbuf.resize(size_t(k));
+        float* rf = rowbuf.data();
+        dequantize_simd(W.format, row, rf, k);
+        row_float_multi<N>(X, k, [rf](int64_t i) { return _mm256_loadu_ps(rf + i); },
+                           [rf](int64_t i) { return rf[i]; }, out, m);
+      }
+    }
+  }
+}
+
+void gemm_small_rows_simd(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
+                          int64_t r0, int64_t r1) {
+  switch (n) {
+    case 1: return gemm_small_rows_n<1>(W, X, xq, Y, r0, r1);
+    case 2: return gemm_small_rows_n<2>(W, X, xq, Y, r0, r1);
+    case 3: return gemm_small_rows_n<3>(W, X, xq, Y, r0, r1);
+    case 4: return gemm_small_rows_n<4>(W, X, xq, Y, r0, r1);
+    case 5: return gemm_small_rows_n<5>(W, X, xq, Y, r0, r1);
+    case 6: return gemm_small_rows_n<6>(W, X, xq, Y, r0, r1);
+    case 7: return gemm_small_rows_n<7>(W, X, xq, Y, r0, r1);
+    default: return gemm_small_rows_n<8>(W, X, xq, Y, r0, r1);
+  }
+}
+
 // ---- GEMM: Y (n, m) = X (n, k) W^T, cache-blocked ----
 // Per block of kGemmMB weight rows and kGemmKC columns: dequantize once into a thread-local packed buffer of
 // kGemmNR-wide panels (panel p, column i, lane j at p*kc*NR + i*NR + j), then run the register tile
@@ -480,6 +633,7 @@ KernelTable make_x86_table(const char* name) {
   t.gemv_rows = gemv_rows_simd;
   t.gemm_cols = gemm_cols_simd;
   t.gemm_cols_per_task = kGemmMB;
+  t.gemm_small_rows = gemm_small_rows_simd;
   t.dot_f32 = dot_f32_simd;
   t.dot_f16 = dot_f16_simd;
   t.axpy_f32 = axpy_f32_simd;

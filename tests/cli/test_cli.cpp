@@ -164,3 +164,19 @@ TEST_CASE("--help and --version succeed") {
   CHECK(h.code == 0);
   CHECK(h.out.find("Example") != std::string::npos);
 }
+
+TEST_CASE("GPU paths without a GPU say so and exit 2; CPU paths are unchanged") {
+  for (std::vector<std::string> args : {std::vector<std::string>{"calibrate", "--device", "cuda:0", "--quick"},
+                                        std::vector<std::string>{"validate", "--device", "cuda:0", "--quick"}}) {
+    auto r = cli(args);
+    CHECK(r.code == 2);
+    CHECK(one_line(r.err));
+    CHECK(r.err.find("no CUDA device") != std::string::npos);
+  }
+  auto r = cli({"validate", "--device", "tpu"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("cuda:N") != std::string::npos);
+  r = cli({"hw", "show", "cuda:7"});
+  CHECK(r.code == 2);
+  CHECK(cli({"hw", "show", "cpu"}).code == 0);
+}

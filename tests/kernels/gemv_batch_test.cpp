@@ -1,0 +1,113 @@
+// Small-n GEMM paths: gemv_batch (q8 activations like gemv) and gemm at n <= 8 (fp32 activations) vs gemm_ref.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "analyzer/errors.h"
+#include "kernels/cpu/thread_pool.h"
+#include "tests/kernels/kernel_test_util.h"
+
+using namespace rooftop::kernels;
+using namespace rooftop::kernels::test;
+
+namespace {
+
+// Allowed |Y[i, j] - ref| as for gemv: float summation error 2 (k + 16) 2^-24 sum |w x|, plus, for q8
+// activations, the rounding |x - x^| <= d_b / 2 = amax_b / 254 of every element of block b of token i,
+// so |dy| <= sum_p |w_p| amax_b(p) / 254.
+double tolerance(const std::vector<float>& w, const float* x, int64_t k, bool q8_act) {
+  double sum_abs = 0, act = 0;
+  for (int64_t b = 0; b < k; b += 32) {
+    double amax = 0;
+    for (int64_t p = b; p < std::min(k, b + 32); ++p) amax = std::max(amax, double(std::fabs(x[p])));
+    for (int64_t p = b; p < std::min(k, b + 32); ++p) {
+      sum_abs += std::fabs(double(w[size_t(p)]) * x[p]);
+      act += std::fabs(double(w[size_t(p)])) * amax / 254.0;
+    }
+  }
+  return 2.0 * double(k + 16) * 0x1p-24 * sum_abs + (q8_act ? act * 1.0001 : 0.0) + 1e-6;
+}
+
+void check(const WeightView& W, const std::vector<float>& X, int64_t n, const std::vector<float>& Y,
+           const std::vector<float>& ref, bool q8_act, const char* what) {
+  for (int64_t j = 0; j < W.m; ++j) {
+    const std::vector<float> w = ref_row(W, j);
+    for (int64_t i = 0; i < n; ++i) {
+      INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i
+                << " j=" << j);
+      REQUIRE(std::fabs(Y[size_t(i * W.m + j)] - ref[size_t(i * W.m + j)]) <=
+              tolerance(w, X.data() + i * W.k, W.k, q8_act));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA and n", "[kernels][gemm]") {
+  std::mt19937 rng(30);
+  ThreadPool pool(2);
+  for (WeightFormat f : all_formats()) {
+    const bool q8 = gemv_uses_q8_activations(f);
+    for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9}) {
+      for (int64_t k0 : {32, 288, 520}) {  // 288 = 9 blocks of 32: the 8-block loop plus a tail block
+        const int64_t k = round_k(f, k0), m = 19;
+        TestWeights w = make_weights(rng, f, m, k);
+        const std::vector<float> X = random_floats(rng, size_t(n * k), 2.0f);
+        std::vector<float> ref(static_cast<size_t>(n * m)), Y(static_cast<size_t>(n * m));
+        gemm_ref(w.view, X, n, ref);
+        std::vector<Q8Activations> xq(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i)
+          quantize_activations_q8_ref(std::span<const float>(X.data() + i * k, size_t(k)), xq[size_t(i)]);
+        for (Isa isa : supported_isas()) {
+          if (n > kSmallGemmMaxN) break;
+          const KernelTable& t = kernel_table(isa);
+          std::fill(Y.begin(), Y.end(), 12345.0f);
+          t.gemm_small_rows(w.view, X.data(), n, xq.data(), Y.data(), 0, m);
+          check(w.view, X, n, Y, ref, q8, t.name);
+          std::fill(Y.begin(), Y.end(), 12345.0f);
+          t.gemm_small_rows(w.view, X.data(), n, nullptr, Y.data(), 0, m);
+          check(w.view, X, n, Y, ref, false, t.name);
+        }
+        std::fill(Y.begin(), Y.end(), 12345.0f);
+        gemv_batch(w.view, X, n, Y, pool);
+        check(w.view, X, n, Y, ref, q8, "gemv_batch");
+        std::fill(Y.begin(), Y.end(), 12345.0f);
+        gemm(w.view, X, n, Y, pool);
+        check(w.view, X, n, Y, ref, false, "gemm");  // gemm keeps fp32 activations at every n
+      }
+    }
+  }
+}
+
+TEST_CASE("gemv_batch rows equal gemv per token up to float reassociation", "[kernels][gemm]") {
+  std::mt19937 rng(31);
+  ThreadPool pool(2);
+  for (WeightFormat f : all_formats()) {
+    const int64_t k = round_k(f, 512), m = 23, n = 4;
+    TestWeights w = make_weights(rng, f, m, k);
+    const std::vector<float> X = random_floats(rng, size_t(n * k));
+    std::vector<float> Y(static_cast<size_t>(n * m)), y(static_cast<size_t>(m));
+    gemv_batch(w.view, X, n, Y, pool);
+    for (int64_t i = 0; i < n; ++i) {
+      gemv(w.view, std::span<const float>(X.data() + i * k, size_t(k)), y, pool);
+      for (int64_t j = 0; j < m; ++j) {
+        // same quantized activations and integer dots; only the float summation order may differ
+        const std::vector<float> wr = ref_row(w.view, j);
+        double sum_abs = 0;
+        for (int64_t p = 0; p < k; ++p) sum_abs += std::fabs(double(wr[size_t(p)]) * X[size_t(i * k + p)]);
+        INFO(format_name(f) << " i=" << i << " j=" << j);
+        REQUIRE(std::fabs(Y[size_t(i * m + j)] - y[size_t(j)]) <= 4.0 * double(k + 16) * 0x1p-24 * sum_abs * 1.01 + 1e-6);
+      }
+    }
+  }
+}
+
+TEST_CASE("gemv_batch rejects mismatched shapes", "[kernels][gemm]") {
+  std::mt19937 rng(32);
+  ThreadPool pool(2);
+  TestWeights w = make_weights(rng, WeightFormat::q4_1, 4, 64);
+  std::vector<float> X(3 * 64), Y(3 * 4);
+  CHECK_NOTHROW(gemv_batch(w.view, X, 3, Y, pool));
+  CHECK_THROWS_AS(gemv_batch(w.view, X, 2, Y, pool), rooftop::InputError);
+  CHECK_THROWS_AS(gemv_batch(w.view, X, -1, Y, pool), rooftop::InputError);
+}
