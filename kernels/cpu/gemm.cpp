@@ -2,6 +2,9 @@
 //
 // Napkin math: 2*n*m*k FLOPs; each weight byte is read once and each panel reused across all n tokens,
 // so for n >= ~64 the kernel is compute-bound (FMA throughput), unlike the decode GEMV.
+// For n <= kSmallGemmMaxN (8) panel packing would dominate, so gemm and gemv_batch run a multi-RHS GEMV
+// instead: each weight row (block) is loaded once and applied to all n tokens; time ~ W.bytes() / bandwidth
+// until the n-fold dot work catches up (measured: q4_1 14336x4096 gemv_batch n=4 ~1.25x one gemv).
 #include <algorithm>
 #include <vector>
 
@@ -53,7 +56,10 @@ void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::s
   for (int64_t i0 = 0; i0 < n; i0 += kSmallGemmMaxN) {  // groups of up to 8 tokens, weights read once each
     const int64_t g = std::min(kSmallGemmMaxN, n - i0);
     if (q8)
-      for (int64_t i = 0; i < g; ++i) t.quantize_q8(X.data() + (i0 + i) * W.k, W.k, xq[size_t(i)]);
+      for (int64_t i = 0; i < g; ++i) {
+        t.quantize_q8(X.data() + (i0 + i) * W.k, W.k, xq[size_t(i)]);
+        interleave_q8_blocks16(xq[size_t(i)]);  // k bytes per token: negligible next to the m-row weight pass
+      }
     const float* xp = X.data() + i0 * W.k;
     float* yp = Y.data() + i0 * W.m;
     // Y rows of the group start at yp; gemm_small_rows writes Y[i * m + r]

@@ -2,6 +2,10 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
+
+#include "kernels/cpu/blocks.h"
+#include "kernels/cpu/q8_activations.h"
 
 #define ROOFTOP_VNNI 1
 
@@ -52,10 +56,170 @@ void gemm_micro(int mr, const float* X, int64_t ldx, const float* P, int64_t kc,
   }
 }
 
+// Small-n integer GEMV rows of q4_0 (kOffsetKind 1) / q4_1 (2) on 512-bit vectors, defined below.
+#define ROOFTOP_ZMM_Q4_MULTI 1
+template <int N, class Block, int kOffsetKind>
+void row_q4_multi_zmm(const Block* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy);
+template <int N>
+void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy);
 }  // namespace
 }  // namespace rooftop::kernels
 
 #include "kernels/cpu/x86_kernels_inl.h"
+
+namespace rooftop::kernels {
+namespace {
+
+// Sum of the 16 lanes (the library's _mm512_reduce_add_ps trips GCC 12's -Wuninitialized).
+inline float hsum512(__m512 v) {
+  return hsum(_mm256_add_ps(_mm512_maskz_extractf32x8_ps(0xFF, v, 0), _mm512_maskz_extractf32x8_ps(0xFF, v, 1)));
+}
+
+// Per 128-bit lane: [a0 + a1, a2 + a3, b0 + b1, b2 + b3] (vphaddd for 512-bit registers).
+inline __m512i hadd_pairs(__m512i a, __m512i b) {
+  const __m512 fa = _mm512_castsi512_ps(a), fb = _mm512_castsi512_ps(b);
+  return _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(fa, fb, 0x88)),
+                          _mm512_castps_si512(_mm512_shuffle_ps(fa, fb, 0xDD)));
+}
+
+// v[j] holds the 8 int32 partial dots of blocks 2j (low 256 bits) and 2j + 1 (high). Lane i of the result is
+// block 2i's total (i < 8), lane 8 + i block 2i + 1's: hsum8x8 on both halves at once.
+inline __m512 hsum16x8(const __m512i v[8]) {
+  const __m512i ab = hadd_pairs(hadd_pairs(v[0], v[1]), hadd_pairs(v[2], v[3]));
+  const __m512i cd = hadd_pairs(hadd_pairs(v[4], v[5]), hadd_pairs(v[6], v[7]));
+  const __m512i lo = _mm512_permutex2var_epi64(ab, _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), cd);
+  const __m512i hi = _mm512_permutex2var_epi64(ab, _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15), cd);
+  return _mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_add_epi32(lo, hi));
+}
+
+// y_t = sum_b dw_b dx_tb dot_tb [- 8 sum_b dw_b sx_tb (q4_0)] [+ sum_b m_b sx_tb (q4_1)], 16 blocks per step:
+// each pair of blocks unpacked once into one zmm and dotted with the N tokens' 64 contiguous activation bytes.
+template <int N, class Block, int kOffsetKind>
+void row_q4_multi_zmm(const Block* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy) {
+  constexpr size_t kPrefetchBytes = 2048;  // software prefetch distance: the N-token work per block hides less latency
+  const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  __m512 acc[N], off[N];
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) acc[t] = off[t] = _mm512_setzero_ps();
+  int64_t b = 0;
+  for (; b + 16 <= nb; b += 16) {
+    __m512i u[8];
+    uint16_t hd[16], hm[16];
+    const char* ahead = reinterpret_cast<const char*>(w + b) + kPrefetchBytes;  // rows are contiguous: may be the next row
+    for (size_t c = 0; c < 16 * sizeof(Block); c += 64) _mm_prefetch(ahead + c, _MM_HINT_T0);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+      u[j] = _mm512_mask_broadcast_i64x4(_mm512_maskz_broadcast_i64x4(0x0F, unpack_nibbles(w[b + 2 * j].qs)), 0xF0,
+                                         unpack_nibbles(w[b + 2 * j + 1].qs));
+    for (int i = 0; i < 16; ++i) {
+      std::memcpy(&hd[i], &w[b + i], 2);
+      std::memcpy(&hm[i], reinterpret_cast<const std::byte*>(&w[b + i]) + 2, 2);
+    }
+    const __m512 dw = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hd)));
+    const __m512 mw = kOffsetKind == 2 ? _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hm))) : dw;
+#pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      const int8_t* q = xq[t].q.data() + 32 * b;
+      __m512i p[8];
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) p[j] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u[j], _mm512_loadu_si512(q + 64 * j));
+      const __m512 scale = _mm512_maskz_permutexvar_ps(0xFFFF, order, _mm512_mul_ps(dw, _mm512_loadu_ps(xq[t].d.data() + b)));
+      acc[t] = _mm512_fmadd_ps(hsum16x8(p), scale, acc[t]);
+      off[t] = _mm512_fmadd_ps(mw, _mm512_loadu_ps(xq[t].sum_scaled.data() + b), off[t]);
+    }
+  }
+  float y[N], o[N];
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) y[t] = hsum512(acc[t]), o[t] = hsum512(off[t]);
+  for (; b < nb; ++b) {
+    const __m256i u = unpack_nibbles(w[b].qs);
+    const float dw = h2f(w[b].d);
+    const float mw = kOffsetKind == 2 ? h2f(reinterpret_cast<const uint16_t*>(&w[b])[1]) : dw;
+    for (int t = 0; t < N; ++t) {
+      y[t] += dw * xq[t].d[size_t(b)] * float(hsum_i32(dot_u8s8(u, load32(xq[t].q.data() + 32 * b))));
+      o[t] += mw * xq[t].sum_scaled[size_t(b)];
+    }
+  }
+  for (int t = 0; t < N; ++t) out[t * ldy] = kOffsetKind == 1 ? y[t] - 8.0f * o[t] : y[t] + o[t];
+}
+
+// Dwords 5j + c (j = 0..15) of the 80 dwords r[0..4] (16 q4_1 blocks of 5 dwords: d|m, then 4 of nibbles).
+inline __m512i gather_q4_1_dwords(const __m512i r[5], int c) {
+  alignas(64) int32_t idx[16];
+  __mmask16 m1 = 0, m2 = 0;
+  for (int j = 0; j < 16; ++j) {
+    const int src = 5 * j + c;
+    idx[j] = src & 31;
+    if (src >= 64) m2 = __mmask16(m2 | (1u << j));
+    else if (src >= 32) m1 = __mmask16(m1 | (1u << j));
+  }
+  const __m512i id = _mm512_load_si512(idx);
+  __m512i v = _mm512_permutex2var_epi32(r[0], id, r[1]);
+  v = _mm512_mask_blend_epi32(m1, v, _mm512_permutex2var_epi32(r[2], id, r[3]));
+  return _mm512_mask_blend_epi32(m2, v, _mm512_maskz_permutexvar_epi32(0xFFFF, id, r[4]));
+}
+
+// q4_1 rows for N tokens with one int32 lane per block: 16 blocks are transposed so that lane j of 8 registers
+// holds block j's nibbles (dword-interleaved like Q8Activations::qt16), then 8 vpdpbusd per token give the 16
+// block dots with no horizontal reduction. Needs xq[t].qt16 (interleave_q8_blocks16); otherwise the pair kernel.
+template <int N>
+void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy) {
+  static_assert(sizeof(BlockQ4_1) == 20);
+  const int64_t groups = nb / 16;
+  for (int t = 0; t < N; ++t)
+    if (int64_t(xq[t].qt16.size()) < groups * 512) return row_q4_multi_zmm<N, BlockQ4_1, 2>(w, xq, nb, out, ldy);
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  __m512 acc[N], off[N];
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) acc[t] = off[t] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < groups; ++g) {
+    const std::byte* base = reinterpret_cast<const std::byte*>(w + 16 * g);
+    _mm_prefetch(reinterpret_cast<const char*>(base) + 2048, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(base) + 2048 + 64, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(base) + 2048 + 128, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(base) + 2048 + 192, _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(base) + 2048 + 256, _MM_HINT_T0);
+    __m512i r[5];
+    for (int i = 0; i < 5; ++i) r[i] = _mm512_loadu_si512(base + 64 * i);
+    const __m512i dm = gather_q4_1_dwords(r, 0);
+    const __m512 dw = _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtepi32_epi16(0xFFFF, dm));
+    const __m512 mw = _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_srli_epi32(0xFFFF, dm, 16)));
+    __m512i lo[4], hi[4];
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; ++s) {
+      const __m512i q = gather_q4_1_dwords(r, 1 + s);
+      lo[s] = _mm512_and_si512(q, m4);
+      hi[s] = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+    }
+#pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      const int8_t* x = xq[t].qt16.data() + 512 * g;
+      __m512i p0 = _mm512_setzero_si512(), p1 = p0;
+#pragma GCC unroll 4
+      for (int s = 0; s < 4; ++s) {
+        p0 = _mm512_dpbusd_epi32(p0, lo[s], _mm512_loadu_si512(x + 128 * s));
+        p1 = _mm512_dpbusd_epi32(p1, hi[s], _mm512_loadu_si512(x + 128 * s + 64));
+      }
+      const __m512 p = _mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_add_epi32(p0, p1));
+      acc[t] = _mm512_fmadd_ps(p, _mm512_mul_ps(dw, _mm512_loadu_ps(xq[t].d.data() + 16 * g)), acc[t]);
+      off[t] = _mm512_fmadd_ps(mw, _mm512_loadu_ps(xq[t].sum_scaled.data() + 16 * g), off[t]);
+    }
+  }
+  float y[N], o[N];
+  for (int t = 0; t < N; ++t) y[t] = hsum512(acc[t]), o[t] = hsum512(off[t]);
+  for (int64_t b = groups * 16; b < nb; ++b) {
+    const __m256i u = unpack_nibbles(w[b].qs);
+    const float dw = h2f(w[b].d), mw = h2f(w[b].m);
+    for (int t = 0; t < N; ++t) {
+      y[t] += dw * xq[t].d[size_t(b)] * float(hsum_i32(dot_u8s8(u, load32(xq[t].q.data() + 32 * b))));
+      o[t] += mw * xq[t].sum_scaled[size_t(b)];
+    }
+  }
+  for (int t = 0; t < N; ++t) out[t * ldy] = y[t] + o[t];
+}
+
+}  // namespace
+}  // namespace rooftop::kernels
 
 namespace rooftop::kernels {
 KernelTable make_avx512_kernels() { return make_x86_table("avx512"); }

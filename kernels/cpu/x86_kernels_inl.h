@@ -413,8 +413,14 @@ float row_q6_k_simd(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
   return hsum(_mm256_add_ps(acc0, acc1));
 }
 
+template <int N>
+void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations* xq, float* Y, int64_t r0,
+                       int64_t r1);
+
 void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {
   const int64_t rb = row_bytes(W.format, W.k), nb = W.k / block_values(W.format);
+  if (W.format == WeightFormat::f32 || W.format == WeightFormat::f16 || W.format == WeightFormat::bf16)
+    return gemm_small_rows_n<1>(W, x, nullptr, y, r0, r1);  // 16 rows streamed per x slice: more reads in flight
   for (int64_t r = r0; r < r1; ++r) {
     const std::byte* row = W.data + r * rb;
     switch (W.format) {
@@ -475,31 +481,50 @@ void row_q32_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack u
   for (int t = 0; t < N; ++t) out[t * ldy] = kOffsetKind == 1 ? y[t] - 8.0f * o[t] : y[t] + o[t];
 }
 
-// N tokens' fp32 dots with one row of k values read by Load (8 lanes) / At (one value): 16 values per step.
+// N tokens' fp32 dots with values [i0, i1) of one row read by Load (8 lanes) / At (one value), 16 per step;
+// X (N, ldx). out[t * ldy] = the dot (add: += it).
 template <int N, class Load, class At>
-void row_float_multi(const float* X, int64_t k, Load load, At at, float* out, int64_t ldy) {
+void row_float_multi(const float* X, int64_t ldx, int64_t i0, int64_t i1, Load load, At at, float* out, int64_t ldy,
+                     bool add) {
   __m256 a0[N], a1[N];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int t = 0; t < N; ++t) a0[t] = a1[t] = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= k; i += 16) {
+  int64_t i = i0;
+  for (; i + 16 <= i1; i += 16) {
     const __m256 w0 = load(i), w1 = load(i + 8);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int t = 0; t < N; ++t) {
-      a0[t] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(X + t * k + i), a0[t]);
-      a1[t] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(X + t * k + i + 8), a1[t]);
+      a0[t] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(X + t * ldx + i), a0[t]);
+      a1[t] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(X + t * ldx + i + 8), a1[t]);
     }
   }
-  for (; i + 8 <= k; i += 8) {
+  for (; i + 8 <= i1; i += 8) {
     const __m256 w0 = load(i);
-    #pragma GCC unroll 8
-    for (int t = 0; t < N; ++t) a0[t] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(X + t * k + i), a0[t]);
+#pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) a0[t] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(X + t * ldx + i), a0[t]);
   }
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int t = 0; t < N; ++t) {
     float s = hsum(_mm256_add_ps(a0[t], a1[t]));
-    for (int64_t j = i; j < k; ++j) s += at(j) * X[t * k + j];
-    out[t * ldy] = s;
+    for (int64_t j = i; j < i1; ++j) s += at(j) * X[t * ldx + j];
+    out[t * ldy] = add ? out[t * ldy] + s : s;
+  }
+}
+
+// Float rows [r0, r1) for N tokens, tiled so the N activation slices (N x kc fp32 <= 16 KiB) stay in L1 while a
+// block of rows streams past: each weight byte is still read once.
+template <int N, class RowLoad, class RowAt>
+void rows_float_multi_tiled(const float* X, int64_t k, int64_t m, int64_t r0, int64_t r1, RowLoad row_load,
+                            RowAt row_at, float* Y) {
+  constexpr int64_t kc = std::max<int64_t>(256, (4096 / N) / 16 * 16), kRowBlock = 16;
+  for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
+    const int64_t re = std::min(r1, rb + kRowBlock);
+    for (int64_t c0 = 0; c0 < k; c0 += kc) {
+      const int64_t c1 = std::min(k, c0 + kc);
+      for (int64_t r = rb; r < re; ++r)
+        row_float_multi<N>(X, k, c0, c1, [&](int64_t i) { return row_load(r, i); },
+                           [&](int64_t i) { return row_at(r, i); }, Y + r, m, c0 > 0);
+    }
   }
 }
 
@@ -508,63 +533,73 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
                        int64_t r1) {
   const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), nb = k / block_values(W.format);
   thread_local std::vector<float> rowbuf;
-  const auto unpack4 = [](const auto& blk) { return unpack_nibbles(blk.qs); };
-  const auto dot4 = [](__m256i u, __m256i x) { return dot_u8s8(u, x); };
+  [[maybe_unused]] const auto unpack4 = [](const auto& blk) { return unpack_nibbles(blk.qs); };
+  [[maybe_unused]] const auto dot4 = [](__m256i u, __m256i x) { return dot_u8s8(u, x); };
+  const auto bf16_at = [](const uint16_t* h, int64_t i) {
+    const uint32_t bits = uint32_t(h[i]) << 16;
+    float v;
+    std::memcpy(&v, &bits, 4);
+    return v;
+  };
+  const auto f32_row = [&](int64_t r) { return reinterpret_cast<const float*>(W.data + r * rb); };
+  const auto u16_row = [&](int64_t r) { return reinterpret_cast<const uint16_t*>(W.data + r * rb); };
+  switch (W.format) {
+    case WeightFormat::f32:
+      return rows_float_multi_tiled<N>(
+          X, k, m, r0, r1, [&](int64_t r, int64_t i) { return _mm256_loadu_ps(f32_row(r) + i); },
+          [&](int64_t r, int64_t i) { return f32_row(r)[i]; }, Y);
+    case WeightFormat::f16:
+      return rows_float_multi_tiled<N>(
+          X, k, m, r0, r1, [&](int64_t r, int64_t i) { return load_f16x8(u16_row(r) + i); },
+          [&](int64_t r, int64_t i) { return h2f(u16_row(r)[i]); }, Y);
+    case WeightFormat::bf16:
+      return rows_float_multi_tiled<N>(
+          X, k, m, r0, r1, [&](int64_t r, int64_t i) { return load_bf16x8(u16_row(r) + i); },
+          [&](int64_t r, int64_t i) { return bf16_at(u16_row(r), i); }, Y);
+    default: break;
+  }
   for (int64_t r = r0; r < r1; ++r) {
     const std::byte* row = W.data + r * rb;
     float* out = Y + r;
     if (xq != nullptr && gemv_uses_q8_activations(W.format)) {
       switch (W.format) {
+#ifdef ROOFTOP_ZMM_Q4_MULTI
+        case WeightFormat::q4_0:
+          row_q4_multi_zmm<N, BlockQ4_0, 1>(reinterpret_cast<const BlockQ4_0*>(row), xq, nb, out, m);
+          continue;
+        case WeightFormat::q4_1:
+          row_q4_1_multi_t16<N>(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, out, m);
+          continue;
+#else
         case WeightFormat::q4_0:
           row_q32_multi<N, BlockQ4_0, 1>(reinterpret_cast<const BlockQ4_0*>(row), xq, nb, unpack4, dot4, out, m);
           continue;
         case WeightFormat::q4_1:
           row_q32_multi<N, BlockQ4_1, 2>(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, unpack4, dot4, out, m);
           continue;
+#endif
         case WeightFormat::q8_0:
           row_q32_multi<N, BlockQ8_0, 0>(
               reinterpret_cast<const BlockQ8_0*>(row), xq, nb, [](const BlockQ8_0& blk) { return load32(blk.qs); },
               [](__m256i w, __m256i x) { return dot_s8s8(w, x); }, out, m);
           continue;
         case WeightFormat::q4_k:  // super-block rows stay in L1 across the N tokens
-          #pragma GCC unroll 8
+#pragma GCC unroll 8
           for (int t = 0; t < N; ++t) out[t * m] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq[t], nb);
           continue;
         case WeightFormat::q6_k:
-          #pragma GCC unroll 8
+#pragma GCC unroll 8
           for (int t = 0; t < N; ++t) out[t * m] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq[t], nb);
           continue;
         default: break;
       }
     }
-    const float* wf = reinterpret_cast<const float*>(row);
-    const uint16_t* wh = reinterpret_cast<const uint16_t*>(row);
-    switch (W.format) {
-      case WeightFormat::f32:
-        row_float_multi<N>(X, k, [wf](int64_t i) { return _mm256_loadu_ps(wf + i); },
-                           [wf](int64_t i) { return wf[i]; }, out, m);
-        break;
-      case WeightFormat::f16:
-        row_float_multi<N>(X, k, [wh](int64_t i) { return load_f16x8(wh + i); },
-                           [wh](int64_t i) { return h2f(wh[i]); }, out, m);
-        break;
-      case WeightFormat::bf16:
-        row_float_multi<N>(X, k, [wh](int64_t i) { return load_bf16x8(wh + i); },
-                           [wh](int64_t i) {
-                             const uint32_t bits = uint32_t(wh[i]) << 16;
-                             float v;
-                             std::memcpy(&v, &bits, 4);
-                             return v;
-                           }, out, m);
-        break;
-      default: {  // fp32 activations on a quantized row: dequantize into L1 once, then share it
-        if (int64_t(rowbuf.size()) < k) rowbuf.resize(size_t(k));
-        float* rf = rowbuf.data();
-        dequantize_simd(W.format, row, rf, k);
-        row_float_multi<N>(X, k, [rf](int64_t i) { return _mm256_loadu_ps(rf + i); },
-                           [rf](int64_t i) { return rf[i]; }, out, m);
-      }
-    }
+    // fp32 activations on a quantized row: dequantize into L1 once, then share it
+    if (int64_t(rowbuf.size()) < k) rowbuf.resize(size_t(k));
+    float* rf = rowbuf.data();
+    dequantize_simd(W.format, row, rf, k);
+    row_float_multi<N>(X, k, 0, k, [rf](int64_t i) { return _mm256_loadu_ps(rf + i); },
+                       [rf](int64_t i) { return rf[i]; }, out, m, false);
   }
 }
 

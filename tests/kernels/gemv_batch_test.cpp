@@ -49,7 +49,7 @@ TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA
   for (WeightFormat f : all_formats()) {
     const bool q8 = gemv_uses_q8_activations(f);
     for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9}) {
-      for (int64_t k0 : {32, 288, 520}) {  // 288 = 9 blocks of 32: the 8-block loop plus a tail block
+      for (int64_t k0 : {32, 288, 1056}) {  // 9 blocks: one 8-block step + tail; 33 blocks: two 16-block groups + tail
         const int64_t k = round_k(f, k0), m = 19;
         TestWeights w = make_weights(rng, f, m, k);
         const std::vector<float> X = random_floats(rng, size_t(n * k), 2.0f);
@@ -63,6 +63,11 @@ TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA
           const KernelTable& t = kernel_table(isa);
           std::fill(Y.begin(), Y.end(), 12345.0f);
           t.gemm_small_rows(w.view, X.data(), n, xq.data(), Y.data(), 0, m);
+          check(w.view, X, n, Y, ref, q8, t.name);
+          std::vector<Q8Activations> xqt = xq;  // with the 16-block interleaved copy (AVX-512 q4_1 kernel)
+          for (Q8Activations& a : xqt) interleave_q8_blocks16(a);
+          std::fill(Y.begin(), Y.end(), 12345.0f);
+          t.gemm_small_rows(w.view, X.data(), n, xqt.data(), Y.data(), 0, m);
           check(w.view, X, n, Y, ref, q8, t.name);
           std::fill(Y.begin(), Y.end(), 12345.0f);
           t.gemm_small_rows(w.view, X.data(), n, nullptr, Y.data(), 0, m);
@@ -100,6 +105,23 @@ TEST_CASE("gemv_batch rows equal gemv per token up to float reassociation", "[ke
       }
     }
   }
+}
+
+TEST_CASE("interleave_q8_blocks16 places block j's bytes 16h + 4s + e at row 2s + h, bytes 4j + e", "[kernels][gemm]") {
+  Q8Activations xq;
+  xq.resize(1056);  // 33 blocks: two whole groups are copied, the last block is not
+  for (size_t i = 0; i < xq.q.size(); ++i) xq.q[i] = int8_t(int(i * 7 % 251) - 125);
+  interleave_q8_blocks16(xq);
+  REQUIRE(xq.qt16.size() == 1024);
+  // hand-picked: group 1, s = 2, h = 1, j = 5, e = 3 -> row 5, byte 23 of group 1 = q[(16 + 5) * 32 + 16 + 8 + 3]
+  CHECK(xq.qt16[512 + 5 * 64 + 23] == xq.q[21 * 32 + 27]);
+  for (int64_t g = 0; g < 2; ++g)
+    for (int s = 0; s < 4; ++s)
+      for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 16; ++j)
+          for (int e = 0; e < 4; ++e)
+            REQUIRE(xq.qt16[size_t(g * 512 + (2 * s + h) * 64 + 4 * j + e)] ==
+                    xq.q[size_t((16 * g + j) * 32 + 16 * h + 4 * s + e)]);
 }
 
 TEST_CASE("gemv_batch rejects mismatched shapes", "[kernels][gemm]") {
