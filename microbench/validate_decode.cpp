@@ -93,12 +93,15 @@ void DecodeModel::set_context(int64_t t) {
 
 namespace {
 
-// y (n, m) = x (n, k) W^T: GEMV for one row (the decode kernel), GEMM above.
-void matmul(const kernels::WeightView& W, AlignedFloats& x, int64_t n, AlignedFloats& y, kernels::ThreadPool& pool) {
+// y (n, m) = x (n, k) W^T: GEMV for one row (the decode kernel); a batched decode step uses the engine's
+// multi-RHS GEMV (int8 activations, weights read once per 8 tokens); prefill uses the fp32 GEMM.
+void matmul(const kernels::WeightView& W, AlignedFloats& x, int64_t n, AlignedFloats& y, kernels::ThreadPool& pool,
+            bool prefill) {
   const auto xs = x.span().subspan(0, static_cast<size_t>(n * W.k));
   const auto ys = y.span().subspan(0, static_cast<size_t>(n * W.m));
   if (n == 1) kernels::gemv(W, xs, ys, pool);
-  else kernels::gemm(W, xs, n, ys, pool);
+  else if (prefill) kernels::gemm(W, xs, n, ys, pool);
+  else kernels::gemv_batch(W, xs, n, ys, pool);
 }
 
 std::span<float> row(AlignedFloats& a, int64_t i, int64_t width) {
@@ -113,9 +116,9 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
   const auto theta = static_cast<float>(m_.rope_theta);
   for (auto& L : layers_) {
     for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), L.attn_norm.span(), kEps, row(xn_, i, H));
-    matmul(L.wq.view, xn_, n, q_, pool);
-    matmul(L.wk.view, xn_, n, k_, pool);
-    matmul(L.wv.view, xn_, n, v_, pool);
+    matmul(L.wq.view, xn_, n, q_, pool, prefill);
+    matmul(L.wk.view, xn_, n, k_, pool, prefill);
+    matmul(L.wv.view, xn_, n, v_, pool, prefill);
     for (int64_t i = 0; i < n; ++i) {
       // Decode: row i is sequence i's new token at position t - 1; prefill: token i of sequence 0.
       const int64_t seq = prefill ? 0 : i, pos = prefill ? i : t_ - 1, span_t = pos + 1;
@@ -128,20 +131,20 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
       const kernels::KvView kv{kc, vc, false, m_.kv_heads, m_.head_dim};
       kernels::attention_decode(row(q_, i, qd), m_.heads, kv, span_t, row(att_, i, qd), pool);
     }
-    matmul(L.wo.view, att_, n, proj_, pool);
+    matmul(L.wo.view, att_, n, proj_, pool, prefill);
     for (int64_t i = 0; i < n * H; ++i) x_.data()[i] += proj_.data()[i];
     for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), L.ffn_norm.span(), kEps, row(xn_, i, H));
-    matmul(L.gate.view, xn_, n, g_, pool);
-    matmul(L.up.view, xn_, n, u_, pool);
+    matmul(L.gate.view, xn_, n, g_, pool, prefill);
+    matmul(L.up.view, xn_, n, u_, pool, prefill);
     const auto nf = static_cast<size_t>(n * F);
     kernels::swiglu(g_.span().subspan(0, nf), u_.span().subspan(0, nf), act_.span().subspan(0, nf));
-    matmul(L.down.view, act_, n, proj_, pool);
+    matmul(L.down.view, act_, n, proj_, pool, prefill);
     for (int64_t i = 0; i < n * H; ++i) x_.data()[i] += proj_.data()[i];
   }
   // Logits: every sequence's token at decode, only the prompt's last token at prefill.
   const int64_t first = prefill ? n - 1 : 0, count = prefill ? 1 : n;
   for (int64_t i = 0; i < count; ++i) kernels::rmsnorm(row(x_, first + i, H), out_norm_.span(), kEps, row(xn_, i, H));
-  matmul(lm_head_.view, xn_, count, logits_, pool);
+  matmul(lm_head_.view, xn_, count, logits_, pool, prefill);
   // Keep the residual stream bounded across repeated steps (every step starts from a unit-RMS input).
   for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), out_norm_.span(), kEps, row(x_, i, H));
 }

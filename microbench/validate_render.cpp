@@ -78,7 +78,7 @@ std::string validate_batch_words(const SweepResult& r) {
   }
   std::string out;
   for (const auto& [b, g] : gain)
-    out += "Batch " + std::to_string(b) + " (GEMM with n = " + std::to_string(b) + ") ran at a median " +
+    out += "Batch " + std::to_string(b) + " (gemv_batch, n = " + std::to_string(b) + ") ran at a median " +
            num(median(g), "%.2g") + "x the batch-1 tok/s, reading weights at " + num(median(bw[b])) +
            " GB/s; the law expects close to " + std::to_string(b) + "x while memory-bound. ";
   return out;

@@ -57,8 +57,7 @@ void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::s
     const int64_t g = std::min(kSmallGemmMaxN, n - i0);
     if (q8)
       for (int64_t i = 0; i < g; ++i) {
-        t.quantize_q8(X.data() + (i0 + i) * W.k, W.k, xq[size_t(i)]);
-        interleave_q8_blocks16(xq[size_t(i)]);  // k bytes per token: negligible next to the m-row weight pass
+        quantize_q8_for(t, W.format == WeightFormat::q4_1, X.data() + (i0 + i) * W.k, W.k, xq[size_t(i)]);
       }
     const float* xp = X.data() + i0 * W.k;
     float* yp = Y.data() + i0 * W.m;

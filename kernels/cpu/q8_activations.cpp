@@ -2,6 +2,7 @@
 #include "kernels/cpu/q8_activations.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "kernels/cpu/blocks.h"
 #include "kernels/cpu/half.h"
@@ -124,12 +125,11 @@ float row_q6_k(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
 void interleave_q8_blocks16(Q8Activations& xq) {
   const int64_t groups = int64_t(xq.q.size()) / 512;
   xq.qt16.resize(size_t(groups * 512));
-  for (int64_t g = 0; g < groups; ++g)
+  for (int64_t g = 0; g < groups; ++g)  // a 16 x 8 transpose of 4-byte words: called once per GEMV, keep it cheap
     for (int s = 0; s < 4; ++s)
       for (int h = 0; h < 2; ++h)
         for (int j = 0; j < 16; ++j)
-          for (int e = 0; e < 4; ++e)
-            xq.qt16[size_t(g * 512 + (2 * s + h) * 64 + j * 4 + e)] = xq.q[size_t((g * 16 + j) * 32 + h * 16 + 4 * s + e)];
+          std::memcpy(xq.qt16.data() + g * 512 + (2 * s + h) * 64 + j * 4, xq.q.data() + (g * 16 + j) * 32 + h * 16 + 4 * s, 4);
 }
 
 void gemv_q8_rows_ref(const WeightView& W, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {

@@ -428,7 +428,15 @@ void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq
       case WeightFormat::f16: y[r] = dot_f16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
       case WeightFormat::bf16: y[r] = dot_bf16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
       case WeightFormat::q4_0: y[r] = row_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(row), xq, nb); break;
-      case WeightFormat::q4_1: y[r] = row_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(row), xq, nb); break;
+      case WeightFormat::q4_1:
+#ifdef ROOFTOP_ZMM_Q4_MULTI
+        if (!xq.qt16.empty()) {  // interleaved copy filled (KernelTable::q4_1_reads_qt16): one lane per block
+          row_q4_1_multi_t16<1>(reinterpret_cast<const BlockQ4_1*>(row), &xq, nb, y + r, 1);
+          break;
+        }
+#endif
+        y[r] = row_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(row), xq, nb);
+        break;
       case WeightFormat::q8_0: y[r] = row_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(row), xq, nb); break;
       case WeightFormat::q4_k: y[r] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq, nb); break;
       case WeightFormat::q6_k: y[r] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq, nb); break;

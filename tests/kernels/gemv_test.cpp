@@ -91,7 +91,7 @@ TEST_CASE("integer-dot gemv equals the scalar integer reference up to float reas
   std::mt19937 rng(12);
   for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q8_0, WeightFormat::q4_k,
                          WeightFormat::q6_k}) {
-    for (int64_t k0 : {32, 96, 256, 320, 768}) {
+    for (int64_t k0 : {32, 96, 256, 320, 768, 1088}) {
       const int64_t k = round_k(f, k0), m = 17;
       TestWeights w = make_weights(rng, f, m, k);
       const std::vector<float> x = random_floats(rng, size_t(k));
@@ -99,15 +99,20 @@ TEST_CASE("integer-dot gemv equals the scalar integer reference up to float reas
       quantize_activations_q8_ref(x, xq);
       std::vector<float> ref(static_cast<size_t>(m)), y(static_cast<size_t>(m));
       gemv_q8_rows_ref(w.view, xq, ref.data(), 0, m);
-      for (Isa isa : supported_isas()) {
-        kernel_table(isa).gemv_rows(w.view, x.data(), xq, y.data(), 0, m);
-        for (int64_t r = 0; r < m; ++r) {
-          // same integer dots and scales; only the order of the float block sums differs
-          const std::vector<float> wr = ref_row(w.view, r);
-          double sum_abs = 0;
-          for (int64_t i = 0; i < k; ++i) sum_abs += std::fabs(double(wr[size_t(i)]) * xq.d[size_t(i / 32)] * xq.q[size_t(i)]);
-          INFO(format_name(f) << " k=" << k << " r=" << r << " isa=" << kernel_table(isa).name);
-          REQUIRE(std::fabs(y[size_t(r)] - ref[size_t(r)]) <= double(k / 32 + 8) * 4 * 0x1p-24 * sum_abs + 1e-6);
+      // second pass with the interleaved copy filled: AVX-512's q4_1 rows then take the one-lane-per-block kernel
+      for (bool interleaved : {false, true}) {
+        if (interleaved) interleave_q8_blocks16(xq);
+        for (Isa isa : supported_isas()) {
+          kernel_table(isa).gemv_rows(w.view, x.data(), xq, y.data(), 0, m);
+          for (int64_t r = 0; r < m; ++r) {
+            // same integer dots and scales; only the order of the float block sums differs
+            const std::vector<float> wr = ref_row(w.view, r);
+            double sum_abs = 0;
+            for (int64_t i = 0; i < k; ++i) sum_abs += std::fabs(double(wr[size_t(i)]) * xq.d[size_t(i / 32)] * xq.q[size_t(i)]);
+            INFO(format_name(f) << " k=" << k << " r=" << r << " isa=" << kernel_table(isa).name
+                                << " interleaved=" << interleaved);
+            REQUIRE(std::fabs(y[size_t(r)] - ref[size_t(r)]) <= double(k / 32 + 8) * 4 * 0x1p-24 * sum_abs + 1e-6);
+          }
         }
       }
     }
