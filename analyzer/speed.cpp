@@ -55,11 +55,17 @@ double op_time(const OpCost& op, const Rates& r, bool decode, std::string* bound
       auto it = r.chip->measured.find(k);
       return it == r.chip->measured.end() ? 0.0 : it->second;
     };
+    // The kernels name formats as ggml does (f32, f16); the analyzer's formats are fp32, fp16.
+    const std::string k = op.weight_format == "fp32" ? "f32" : op.weight_format == "fp16" ? "f16" : op.weight_format;
     if (op.kind == "matmul" && decode) {
-      if (double v = get("gemv_" + op.weight_format + "_bytes_per_s"); v > 0) bw = v;
+      // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the
+      // caches (bytes/s), and its arithmetic rate on a cache-resident one (FLOP/s: dequantization and
+      // dot products with no memory stall), so a 4-bit GEMV on 2 cores can be compute-bound.
+      if (double v = get("gemv_" + k + "_bytes_per_s"); v > 0) bw = v;
+      if (double v = get("gemv_" + k + "_arith_flops_per_s"); v > 0) fl = v;
     }
     if (op.kind == "matmul" && !decode) {
-      if (double v = get("gemm_" + op.weight_format + "_flops_per_s"); v > 0) fl = v;
+      if (double v = get("gemm_" + k + "_flops_per_s"); v > 0) fl = v;
     }
     if (op.kind == "attention") {
       if (double v = get("attention_" + std::string(op.weight_format == "fp32" ? "f32" : "f16") + "_bytes_per_s"); v > 0) bw = v;

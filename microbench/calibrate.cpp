@@ -116,8 +116,9 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                    }});
   steps.push_back({"peak arithmetic", 1, [&] { rec.peaks = measure_peaks(pool, peak_opt); }});
 
-  // GEMV at every format, at the Llama-3.1-8B FFN (DRAM) and the SmolLM2-135M FFN (caches).
-  for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
+  // GEMV at every format, at the Llama-3.1-8B FFN (DRAM, cycling copies past 4x the LLC), and at the
+  // Qwen2.5-1.5B and SmolLM2-135M FFNs, kept warm in the caches (the kernels' arithmetic rate).
+  for (const MatrixShape* sp : {&llama8b_ffn(), &model_matrix_shapes()[1], &smollm2_ffn()}) {
     const MatrixShape& s = *sp;
     const bool big = sp == &llama8b_ffn();
     for (auto f : all_formats()) {
@@ -127,7 +128,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       }
       steps.push_back({std::string("gemv ") + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
                        big ? 1.0 : 0.3, [&, s, f, big] {
-                         KernelResult r = measure_gemv(pool, f, s.m, s.k, kern_opt);
+                         KernelResult r = measure_gemv(pool, f, s.m, s.k, kern_opt, big ? 4 * llc : 0);
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
@@ -190,6 +191,20 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   rec.memory_bandwidth_bytes_per_s = rec.stream.get("read").bytes_per_s;
   rec.memory_bandwidth_1thread_bytes_per_s = rec.stream_1thread.get("read").bytes_per_s;
   assign_ceilings(rec.kernels, rec.memory_bandwidth_bytes_per_s, rec.levels, caches, best_peaks(rec.peaks));
+  // Each format's GEMV arithmetic rate: the best FLOP/s of its in-cache GEMVs (working set within the
+  // LLC, calls long enough that the per-call barrier is small). The analyzer uses it as the decode
+  // matmuls' compute ceiling ("gemv_<fmt>_arith_flops_per_s").
+  for (auto f : all_formats()) {
+    const std::string prefix = std::string("gemv_") + kernels::format_name(f) + "_m";
+    const KernelResult* best = nullptr;
+    for (const auto& k : rec.kernels)
+      if (k.name.rfind(prefix, 0) == 0 && k.working_set_bytes <= llc && (!best || k.flops_per_s > best->flops_per_s)) best = &k;
+    if (!best) continue;
+    KernelResult a = *best;
+    a.name = std::string("gemv_") + kernels::format_name(f) + "_arith";
+    a.ceiling = "peak_flops";
+    rec.kernels.push_back(a);
+  }
 
   // Say what was skipped and which figures are imprecise.
   for (const auto& p : rec.peaks)

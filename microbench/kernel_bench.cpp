@@ -2,6 +2,7 @@
 #include "microbench/kernel_bench.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -34,17 +35,26 @@ AlignedFloats signed_random(int64_t n, uint32_t seed) {
 }  // namespace
 
 KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
-                          const TimerOptions& opt) {
-  RandomWeights w = random_weights(format, m, k, 11);
+                          const TimerOptions& opt, double min_working_set_bytes) {
+  std::vector<RandomWeights> copies;
+  copies.push_back(random_weights(format, m, k, 11));
+  const double one = static_cast<double>(copies[0].view.bytes());
+  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
+  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c) copies.push_back(random_weights(format, m, k, 11 + static_cast<uint32_t>(c)));
+  size_t next = 0;
   AlignedFloats x = signed_random(k, 12), y(m, 13);
   KernelResult r;
   r.name = std::string("gemv_") + kernels::format_name(format);
   r.op = "gemv";
   r.format = kernels::format_name(format);
   r.m = m, r.k = k, r.n = 1;
-  r.bytes_per_call = static_cast<double>(w.view.bytes()) + 4.0 * static_cast<double>(k + m);
+  r.bytes_per_call = one + 4.0 * static_cast<double>(k + m);
   r.flops_per_call = 2.0 * static_cast<double>(m) * static_cast<double>(k);
-  return finish(r, time_per_call([&] { kernels::gemv(w.view, x.span(), y.span(), pool); }, opt));
+  r.working_set_bytes = one * static_cast<double>(copies.size());
+  return finish(r, time_per_call([&] {
+    kernels::gemv(copies[next].view, x.span(), y.span(), pool);
+    next = (next + 1) % copies.size();
+  }, opt));
 }
 
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,

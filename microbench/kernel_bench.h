@@ -29,9 +29,10 @@ struct KernelResult {
   double fraction_of_ceiling = 0;
 };
 
-// y (m) = W (m, k) x (k) with W random in `format`.
+// y (m) = W (m, k) x (k) with W random in `format`. With min_working_set_bytes > 0 the calls cycle
+// through enough distinct copies of W to exceed it (4 x the LLC measures DRAM, not a warm L3).
 KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
-                          const TimerOptions& opt);
+                          const TimerOptions& opt, double min_working_set_bytes = 0);
 // Y (n, m) = X (n, k) W^T.
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           int64_t n, const TimerOptions& opt);

@@ -32,21 +32,18 @@ OverheadResult measure_overhead(kernels::ThreadPool& pool, const TimerOptions& o
   };
   auto layer = [&] {
     kernels::rmsnorm(x.span(), w.span(), 1e-5f, nx.span());
-    barrier();  // q, k, v projections
-    barrier();
-    barrier();
+    // The project's engine runs a decode layer as 5 parallel regions (engine/forward.cpp): q/k/v fused,
+    // attention, o, gate/up/SwiGLU fused, down; the small ops between them run on the calling thread.
+    barrier();  // q, k, v projections (one region)
     kernels::rope(q.span(), heads, d, pos, 500000.f);
     kernels::rope(kk.span(), kv_heads, d, pos, 500000.f);
     barrier();  // attention
     barrier();  // o projection
     add(res, nx);
     kernels::rmsnorm(res.span(), w.span(), 1e-5f, nx.span());
-    barrier();  // gate
-    barrier();  // up
+    barrier();  // gate, up and SwiGLU (one region)
     kernels::swiglu(gate.span(), up.span(), act.span());
     barrier();  // down
-    barrier();
-    barrier();
     add(x, res);
     pos = (pos + 1) % 4096;
   };

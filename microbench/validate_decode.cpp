@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/cpu/fused.h"
 #include "microbench/timer.h"
 
 namespace rooftop::microbench {
@@ -116,9 +117,14 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
   const auto theta = static_cast<float>(m_.rope_theta);
   for (auto& L : layers_) {
     for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), L.attn_norm.span(), kEps, row(xn_, i, H));
-    matmul(L.wq.view, xn_, n, q_, pool, prefill);
-    matmul(L.wk.view, xn_, n, k_, pool, prefill);
-    matmul(L.wv.view, xn_, n, v_, pool, prefill);
+    if (n == 1 && !prefill) {  // one region for q, k and v, as the engine's decode does
+      const kernels::GemvTarget t[] = {{&L.wq.view, q_.data()}, {&L.wk.view, k_.data()}, {&L.wv.view, v_.data()}};
+      kernels::gemv_multi(t, xn_.span().subspan(0, static_cast<size_t>(H)), pool);
+    } else {
+      matmul(L.wq.view, xn_, n, q_, pool, prefill);
+      matmul(L.wk.view, xn_, n, k_, pool, prefill);
+      matmul(L.wv.view, xn_, n, v_, pool, prefill);
+    }
     for (int64_t i = 0; i < n; ++i) {
       // Decode: row i is sequence i's new token at position t - 1; prefill: token i of sequence 0.
       const int64_t seq = prefill ? 0 : i, pos = prefill ? i : t_ - 1, span_t = pos + 1;
@@ -128,16 +134,27 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
       float* vc = L.v_cache.data() + seq * max_t_ * kvd;
       std::memcpy(kc + pos * kvd, k_.data() + i * kvd, sizeof(float) * kvd);
       std::memcpy(vc + pos * kvd, v_.data() + i * kvd, sizeof(float) * kvd);
-      const kernels::KvView kv{kc, vc, false, m_.kv_heads, m_.head_dim};
-      kernels::attention_decode(row(q_, i, qd), m_.heads, kv, span_t, row(att_, i, qd), pool);
+      if (!prefill) {
+        const kernels::KvView kv{kc, vc, false, m_.kv_heads, m_.head_dim};
+        kernels::attention_decode(row(q_, i, qd), m_.heads, kv, span_t, row(att_, i, qd), pool);
+      }
+    }
+    if (prefill) {  // all (token, head) pairs of the causal prompt in one parallel region, as the engine does
+      const kernels::KvView kv{L.k_cache.data(), L.v_cache.data(), false, m_.kv_heads, m_.head_dim};
+      kernels::attention_prefill(q_.span().subspan(0, static_cast<size_t>(n * qd)), n, m_.heads, kv, 0,
+                                 att_.span().subspan(0, static_cast<size_t>(n * qd)), pool);
     }
     matmul(L.wo.view, att_, n, proj_, pool, prefill);
     for (int64_t i = 0; i < n * H; ++i) x_.data()[i] += proj_.data()[i];
     for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(row(x_, i, H), L.ffn_norm.span(), kEps, row(xn_, i, H));
-    matmul(L.gate.view, xn_, n, g_, pool, prefill);
-    matmul(L.up.view, xn_, n, u_, pool, prefill);
     const auto nf = static_cast<size_t>(n * F);
-    kernels::swiglu(g_.span().subspan(0, nf), u_.span().subspan(0, nf), act_.span().subspan(0, nf));
+    if (n == 1 && !prefill) {  // gate, up and SwiGLU in one region, as the engine's decode does
+      kernels::gemv_swiglu(L.gate.view, L.up.view, xn_.span().subspan(0, static_cast<size_t>(H)), act_.span().subspan(0, nf), pool);
+    } else {
+      matmul(L.gate.view, xn_, n, g_, pool, prefill);
+      matmul(L.up.view, xn_, n, u_, pool, prefill);
+      kernels::swiglu(g_.span().subspan(0, nf), u_.span().subspan(0, nf), act_.span().subspan(0, nf));
+    }
     matmul(L.down.view, act_, n, proj_, pool, prefill);
     for (int64_t i = 0; i < n * H; ++i) x_.data()[i] += proj_.data()[i];
   }

@@ -65,7 +65,7 @@ std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, c
     k.rows.push_back({x.name, shape, reports::seconds(x.seconds.median) + (x.seconds.wide ? " WIDE" : ""),
                       reports::rate_bytes(x.bytes_per_s), reports::flops_rate(x.flops_per_s), x.ceiling, pct(x.fraction_of_ceiling)});
   }
-  k.footnotes.push_back("overhead: " + reports::seconds(r.overhead.per_layer_s) + " per layer (10 barriers + small ops), " +
+  k.footnotes.push_back("overhead: " + reports::seconds(r.overhead.per_layer_s) + " per layer (5 parallel regions + small ops, as the engine's decode), " +
                         reports::seconds(r.overhead.per_step_s) + " per step");
   for (const auto& n : r.notes) k.footnotes.push_back("note: " + n);
   out.push_back(k);
