@@ -66,6 +66,12 @@ double op_time(const OpCost& op, const Rates& r, bool decode, std::string* bound
     }
     if (op.kind == "matmul" && !decode) {
       if (double v = get("gemm_" + k + "_flops_per_s"); v > 0) fl = v;
+      // Calibrated as t(n) = A + B n: dequantize-and-pack every weight once per pass, then the FLOPs.
+      const double pack = get("gemm_" + k + "_pack_bytes_per_s"), marginal = get("gemm_" + k + "_marginal_flops_per_s");
+      if (pack > 0 && marginal > 0) {
+        if (bound) *bound = "compute";
+        return op.weight_bytes / pack + op.flops / marginal;
+      }
     }
     if (op.kind == "attention") {
       if (double v = get("attention_" + std::string(op.weight_format == "fp32" ? "f32" : "f16") + "_bytes_per_s"); v > 0) bw = v;

@@ -153,6 +153,13 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
+      if (big)  // a second batch size separates the per-weight cost (dequantize, pack) from the per-token one
+        steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=16 " + std::to_string(s.m) + "x" + std::to_string(s.k),
+                         1.0, [&, s, f] {
+                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, gemm_opt);
+                           r.name += "_n" + std::to_string(kSmallPrefillTokens);
+                           rec.kernels.push_back(r);
+                         }});
     }
     if (have_openblas()) {
       steps.push_back({"OpenBLAS sgemm n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k), big ? 3.0 : 0.5,
@@ -191,6 +198,35 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   rec.memory_bandwidth_bytes_per_s = rec.stream.get("read").bytes_per_s;
   rec.memory_bandwidth_1thread_bytes_per_s = rec.stream_1thread.get("read").bytes_per_s;
   assign_ceilings(rec.kernels, rec.memory_bandwidth_bytes_per_s, rec.levels, caches, best_peaks(rec.peaks));
+  // Prefill GEMM as t(n) = A + B n on the large shape, from n = 16 and n = 128: A / weight bytes is the
+  // dequantize-and-pack rate ("gemm_<fmt>_pack_bytes_per_s"), 2 m k / B the marginal FLOP/s
+  // ("gemm_<fmt>_marginal_flops_per_s"). The analyzer prices a prefill matmul as their sum.
+  for (auto f : all_formats()) {
+    const std::string base = std::string("gemm_") + kernels::format_name(f);
+    const KernelResult *big_n = nullptr, *small_n = nullptr;
+    for (const auto& k : rec.kernels) {
+      if (k.name == base) big_n = &k;
+      if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens)) small_n = &k;
+    }
+    if (!big_n || !small_n) continue;
+    const double n1 = static_cast<double>(small_n->n), n2 = static_cast<double>(big_n->n);
+    const double t1 = small_n->seconds.median, t2 = big_n->seconds.median;
+    double b = (t2 - t1) / (n2 - n1), a = t1 - n1 * b;
+    if (a <= 0 || b <= 0) continue;  // noise: keep the plain n = 128 rate
+    const double weight_bytes = big_n->bytes_per_call - 4.0 * (n2 * static_cast<double>(big_n->k + big_n->m));
+    KernelResult pack = *big_n;
+    pack.name = base + "_pack";
+    pack.bytes_per_s = weight_bytes / a;
+    pack.flops_per_s = 0;
+    pack.ceiling = "memory_bandwidth_bytes_per_s";
+    pack.fraction_of_ceiling = pack.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
+    KernelResult marginal = *big_n;
+    marginal.name = base + "_marginal";
+    marginal.bytes_per_s = 0;
+    marginal.flops_per_s = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k) / b;
+    rec.kernels.push_back(pack);
+    rec.kernels.push_back(marginal);
+  }
   // Each format's GEMV arithmetic rate: the best FLOP/s of its in-cache GEMVs (working set within the
   // LLC, calls long enough that the per-call barrier is small). The analyzer uses it as the decode
   // matmuls' compute ceiling ("gemv_<fmt>_arith_flops_per_s").

@@ -31,6 +31,7 @@ AttentionShape llama8b_attention(int64_t t = 1024);
 // Every weight format the kernels read: f32 f16 bf16 q8_0 q4_0 q4_1 q4_k q6_k.
 const std::vector<kernels::WeightFormat>& all_formats();
 
-inline constexpr int64_t kPrefillTokens = 128;  // n of the prefill GEMM
+inline constexpr int64_t kPrefillTokens = 128;      // n of the prefill GEMM
+inline constexpr int64_t kSmallPrefillTokens = 16;  // a second n, to separate per-weight from per-token cost
 
 }  // namespace rooftop::microbench
