@@ -10,7 +10,7 @@ say() { echo "[setup] $*" >&2; }
 
 # 1. Debian packages (only what is missing).
 PKGS=(build-essential cmake pkg-config libyaml-cpp-dev libcli11-dev libfmt-dev catch2 libbenchmark-dev
-      nlohmann-json3-dev libopenblas-dev chromium python3 python3-pip unzip)
+      nlohmann-json3-dev libopenblas-dev zlib1g-dev chromium python3 python3-pip unzip)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
