@@ -48,7 +48,7 @@ struct Rates {
 
 // Attained rate for an op: calibrated kernel rates where the chip has them (decode GEMV bytes/s,
 // prefill GEMM FLOP/s per format), else the efficiency-scaled datasheet figures.
-double op_time(const OpCost& op, const Rates& r, bool decode, std::string* bound) {
+double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std::string* bound) {
   double bw = r.bw, fl = r.flops;
   if (r.use_measured && r.chip) {
     auto get = [&](const std::string& k) -> double {
@@ -61,8 +61,14 @@ double op_time(const OpCost& op, const Rates& r, bool decode, std::string* bound
       // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the
       // caches (bytes/s), and its arithmetic rate on a cache-resident one (FLOP/s: dequantization and
       // dot products with no memory stall), so a 4-bit GEMV on 2 cores can be compute-bound.
-      if (double v = get("gemv_" + k + "_bytes_per_s"); v > 0) bw = v;
-      if (double v = get("gemv_" + k + "_arith_flops_per_s"); v > 0) fl = v;
+      // Several tokens (batched decode, speculative verification): gemv_batch's rates at the nearest
+      // measured batch at or below (4 or 16), else the single-token ones.
+      std::string kind = "gemv_";
+      if (tokens >= 16 && get("gemv_batch16_" + k + "_bytes_per_s") > 0) kind = "gemv_batch16_";
+      else if (tokens >= 2 && get("gemv_batch4_" + k + "_bytes_per_s") > 0) kind = "gemv_batch4_";
+      if (double v = get(kind + k + "_bytes_per_s"); v > 0) bw = v;
+      if (double v = get(kind + k + "_arith_flops_per_s"); v > 0) fl = v;
+      else if (double v2 = get(kind + k + "_flops_per_s"); v2 > 0 && kind != "gemv_") fl = v2;  // its streaming run's rate
     }
     if (op.kind == "matmul" && !decode) {
       if (double v = get("gemm_" + k + "_flops_per_s"); v > 0) fl = v;
@@ -88,7 +94,8 @@ struct PassTime {
   std::vector<double> op_s;
 };
 
-PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double devices_split, double layers, bool simple) {
+PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double devices_split, double layers, bool simple,
+                   double tokens = 1) {
   PassTime t;
   if (simple) {  // the seeds: one roofline for the whole step
     const double tm = w.bytes() / r.bw, tc = w.flops / r.flops;
@@ -99,7 +106,7 @@ PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double device
   }
   for (const auto& op : w.ops) {
     std::string b;
-    const double s = op_time(op, r, decode, &b) / devices_split;
+    const double s = op_time(op, r, decode, tokens, &b) / devices_split;
     t.op_s.push_back(s);
     t.s += s;
     (b == "compute" ? t.compute_s : t.memory_s) += s;
@@ -261,7 +268,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     const int64_t per_micro = (b + micro - 1) / micro;
     PassShape s{per_micro, 1, r.context - 1, false};
     const PassWork w = work(s);
-    const auto t = pass_time(w, rates, true, split, layers, o.simple);
+    const auto t = pass_time(w, rates, true, split, layers, o.simple, static_cast<double>(per_micro));
     const double c = comm(static_cast<double>(per_micro));
     double step_s = t.s + c;  // one decode step of one microbatch through all stages
     pt.comm_s = c;
@@ -275,14 +282,14 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       double verify_s = step_s, draft_s = 0;
       if (!o.simple) {
         PassShape v{per_micro, o.draft_len + 1, r.context - 1, true};
-        verify_s = pass_time(work(v), rates, true, split, layers, false).s + comm(static_cast<double>(per_micro * (o.draft_len + 1)));
+        verify_s = pass_time(work(v), rates, true, split, layers, false, static_cast<double>(per_micro * (o.draft_len + 1))).s + comm(static_cast<double>(per_micro * (o.draft_len + 1)));
       }
       if (o.draft_cost_ratio) {
         sr.draft_cost_ratio = *o.draft_cost_ratio;
       } else if (o.draft) {
         PassShape ds{per_micro, 1, r.context - 1, false};
         const PassWork dw = o.simple ? pass_work_simple(*o.draft, p, ds) : pass_work(*o.draft, p, ds, act_bytes);
-        draft_s = pass_time(dw, rates, true, 1.0, static_cast<double>(o.draft->layers), o.simple).s;
+        draft_s = pass_time(dw, rates, true, 1.0, static_cast<double>(o.draft->layers), o.simple, static_cast<double>(per_micro)).s;
         sr.draft_cost_ratio = draft_s / step_s;
       } else {
         throw InputError("--draft-len needs --draft MODEL or --draft-cost RATIO");

@@ -134,6 +134,21 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                        }});
     }
   }
+  // Batched decode (gemv_batch at n = 4 and 16): streaming rate at the Llama-3.1-8B FFN (cycling past 4x
+  // the LLC) and arithmetic rate at the Qwen2.5-1.5B FFN kept in cache.
+  for (int64_t n : {int64_t{4}, int64_t{16}})
+    for (auto f : all_formats())
+      for (const MatrixShape* sp : {&llama8b_ffn(), &model_matrix_shapes()[1]}) {
+        const MatrixShape& s = *sp;
+        const bool big = sp == &llama8b_ffn();
+        if (q && f != kernels::WeightFormat::f32 && f != kernels::WeightFormat::q8_0 && f != kernels::WeightFormat::q4_1) continue;
+        steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
+                         big ? 1.0 : 0.3, [&, s, f, n, big] {
+                           KernelResult r = measure_gemv_batch(pool, f, s.m, s.k, n, kern_opt, big ? 4 * llc : 0);
+                           if (!big) r.name += shape_suffix(s.m, s.k);
+                           rec.kernels.push_back(r);
+                         }});
+      }
   // Prefill GEMM (n = 128): f32 and the int8-friendly formats; OpenBLAS at the same shapes.
   using F = kernels::WeightFormat;
   std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
@@ -230,14 +245,15 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   // Each format's GEMV arithmetic rate: the best FLOP/s of its in-cache GEMVs (working set within the
   // LLC, calls long enough that the per-call barrier is small). The analyzer uses it as the decode
   // matmuls' compute ceiling ("gemv_<fmt>_arith_flops_per_s").
+  for (const std::string kind : {"gemv_", "gemv_batch4_", "gemv_batch16_"})
   for (auto f : all_formats()) {
-    const std::string prefix = std::string("gemv_") + kernels::format_name(f) + "_m";
+    const std::string prefix = kind + kernels::format_name(f) + "_m";
     const KernelResult* best = nullptr;
     for (const auto& k : rec.kernels)
       if (k.name.rfind(prefix, 0) == 0 && k.working_set_bytes <= llc && (!best || k.flops_per_s > best->flops_per_s)) best = &k;
     if (!best) continue;
     KernelResult a = *best;
-    a.name = std::string("gemv_") + kernels::format_name(f) + "_arith";
+    a.name = kind + kernels::format_name(f) + "_arith";
     a.ceiling = "peak_flops";
     rec.kernels.push_back(a);
   }

@@ -57,6 +57,29 @@ KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat forma
   }, opt));
 }
 
+KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
+                                int64_t n, const TimerOptions& opt, double min_working_set_bytes) {
+  std::vector<RandomWeights> copies;
+  copies.push_back(random_weights(format, m, k, 31));
+  const double one = static_cast<double>(copies[0].view.bytes());
+  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
+  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c) copies.push_back(random_weights(format, m, k, 31 + static_cast<uint32_t>(c)));
+  size_t next = 0;
+  AlignedFloats X = signed_random(n * k, 32), Y(n * m, 33);
+  KernelResult r;
+  r.name = "gemv_batch" + std::to_string(n) + "_" + kernels::format_name(format);
+  r.op = "gemv_batch";
+  r.format = kernels::format_name(format);
+  r.m = m, r.k = k, r.n = n;
+  r.bytes_per_call = one + 4.0 * static_cast<double>(n * (k + m));
+  r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
+  r.working_set_bytes = one * static_cast<double>(copies.size());
+  return finish(r, time_per_call([&] {
+    kernels::gemv_batch(copies[next].view, X.span(), n, Y.span(), pool);
+    next = (next + 1) % copies.size();
+  }, opt));
+}
+
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           int64_t n, const TimerOptions& opt) {
   RandomWeights w = random_weights(format, m, k, 21);

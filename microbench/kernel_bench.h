@@ -33,6 +33,10 @@ struct KernelResult {
 // through enough distinct copies of W to exceed it (4 x the LLC measures DRAM, not a warm L3).
 KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           const TimerOptions& opt, double min_working_set_bytes = 0);
+// Batched decode: Y (n, m) = X (n, k) W^T through gemv_batch (int8 activations, W read once for up
+// to 8 tokens); named "gemv_batch<n>_<fmt>". min_working_set_bytes as for measure_gemv.
+KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
+                                int64_t n, const TimerOptions& opt, double min_working_set_bytes = 0);
 // Y (n, m) = X (n, k) W^T.
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           int64_t n, const TimerOptions& opt);

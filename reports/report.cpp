@@ -78,6 +78,7 @@ ReportData build_report(const ReportInputs& in) {
   std::stable_sort(d.field.begin(), d.field.end(), [](const FieldRow& a, const FieldRow& b) {
     return (a.error.empty() ? a.decode_tokens_per_s : -1) > (b.error.empty() ? b.decode_tokens_per_s : -1);
   });
+  load_validation(in.validation_file, d.validation, d.validation_notice);
   return d;
 }
 
@@ -110,7 +111,10 @@ std::vector<std::vector<std::string>> report_sources(const ReportData& d) {
 std::string report_text(const ReportData& d) {
   std::vector<Table> tables = report_tables(d);
   tables.push_back(sources_table(d));
-  return render(tables, "table") +
+  std::string validated;
+  if (!d.validation.is_null()) validated = "\nValidated on this machine\n" + validation_summary(d.validation) + "\n";
+  if (!d.validation_notice.empty()) validated = "\n" + d.validation_notice + "\n";
+  return render(tables, "table") + validated +
          "\n(charts: rooftop report --model " + d.model.id + " --hw " + d.chip.id + " --format html -o report.html)\n";
 }
 
@@ -133,6 +137,8 @@ nlohmann::json report_json(const ReportData& d) {
     j["field"].push_back(c);
   }
   if (!d.chip.measured.empty()) j["measured"] = d.chip.measured;
+  if (!d.validation.is_null()) j["validation"] = d.validation;
+  if (!d.validation_notice.empty()) j["validation_notice"] = d.validation_notice;
   j["sources"] = nlohmann::json::array();
   for (const auto& row : report_sources(d)) j["sources"].push_back({{"figure", row[0]}, {"value", row[1]}, {"source", row[2]}});
   return j;

@@ -186,8 +186,11 @@ std::string kv_chart(const ReportData& d) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> report_charts(const ReportData& d) {
-  return {{"memory", memory_chart(d)},           {"roofline", roofline_chart(d)},       {"field", field_chart(d)},
-          {"batch-tokens", batch_tokens_chart(d)}, {"batch-cost", batch_cost_chart(d)}, {"kv-context", kv_chart(d)}};
+  std::vector<std::pair<std::string, std::string>> charts = {
+      {"memory", memory_chart(d)},           {"roofline", roofline_chart(d)},       {"field", field_chart(d)},
+      {"batch-tokens", batch_tokens_chart(d)}, {"batch-cost", batch_cost_chart(d)}, {"kv-context", kv_chart(d)}};
+  if (!d.validation.is_null()) charts.push_back({"law", validation_chart(d.validation)});
+  return charts;
 }
 
 }  // namespace rooftop::reports

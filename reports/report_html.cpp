@@ -54,11 +54,18 @@ std::string report_html(const ReportData& d) {
   // Five figure blocks at fixed offsets (see kHeaderPx/kFigurePx): the two batch charts share one block.
   for (size_t i = 0; i < charts.size(); ++i) {
     const auto& [name, svg] = charts[i];
-    if (name == "batch-cost") continue;
+    if (name == "batch-cost" || name == "law") continue;
     out += "<figure class=\"chart\" id=\"chart-" + name + "\">\n" + inline_svg(svg);
     if (name == "batch-tokens" && i + 1 < charts.size()) out += inline_svg(charts[i + 1].second);
     out += "</figure>\n";
   }
+  // After the fixed figure blocks, so their offsets do not move.
+  if (!d.validation.is_null()) {
+    out += "<section id=\"validation\">\n<h2>Validated on this machine</h2>\n<p>" + html_escape(validation_summary(d.validation)) +
+           "</p>\n</section>\n<figure class=\"chart\" id=\"chart-law\">\n" + inline_svg(charts.back().second) + "</figure>\n";
+  }
+  if (!d.validation_notice.empty())
+    out += "<section id=\"validation\">\n<p>" + html_escape(d.validation_notice) + "</p>\n</section>\n";
   out += "<section id=\"tables\">\n";
   for (const auto& t : report_tables(d)) out += render_html(t);
   out += "</section>\n<section id=\"sources\">\n" + render_html(report_sources_table(d)) + "</section>\n</body>\n</html>\n";
@@ -67,7 +74,12 @@ std::string report_html(const ReportData& d) {
 
 std::string report_markdown(const ReportData& d, const std::string& svg_stem) {
   std::string out = "# rooftop report: " + d.model.id + " on " + d.chip.id + "\n\n" + verdict(d) + "\n\n";
-  for (const auto& [name, svg] : report_charts(d)) out += "![" + name + "](" + svg_stem + "-" + name + ".svg)\n\n";
+  for (const auto& [name, svg] : report_charts(d))
+    if (name != "law") out += "![" + name + "](" + svg_stem + "-" + name + ".svg)\n\n";
+  if (!d.validation.is_null())
+    out += "## Validated on this machine\n\n" + validation_summary(d.validation) + "\n\n![measured decode tok/s against bytes per token, with the law's line](" +
+           svg_stem + "-law.svg)\n\n";
+  if (!d.validation_notice.empty()) out += d.validation_notice + "\n\n";
   for (const auto& t : report_tables(d)) out += render_markdown(t) + "\n";
   out += render_markdown(report_sources_table(d));
   return out;

@@ -4,6 +4,7 @@
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "hwdb/hwdb.h"
 #include "reports/report.h"
 
 namespace rooftop::cli {
@@ -39,6 +40,8 @@ void register_report(CLI::App& app, Context& ctx) {
       in.fit.context = o->context;
       in.fit.batch = in.speed.batches.front();
       in.field = hw_database(ctx).chips;
+      // This machine (--hw cpu or local): show its latest `rooftop validate` record when there is one.
+      if (o->m.hw == "cpu" || o->m.hw == "local") in.validation_file = reports::validation_path(hwdb::cache_dir());
       const reports::ReportData d = reports::build_report(in);
       const auto& f = o->out.format;
       if (f == "json") {

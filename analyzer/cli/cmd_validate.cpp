@@ -9,7 +9,9 @@
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "hwdb/hwdb.h"
 #include "kernels/cuda/gpu.h"
+#include "reports/report.h"
 #include "reports/table.h"
 #include "reports/units.h"
 #include "microbench/validate_chart.h"
@@ -18,6 +20,31 @@
 #include "microbench/validate_sweep.h"
 
 namespace rooftop::cli {
+namespace {
+
+// Keeps the record for `rooftop report --hw cpu`: a temp file in the same folder, then rename (atomic).
+// Says nothing on stdout; one line on stderr when it is a terminal, or when saving failed.
+void save_local_record(Context& ctx, const std::string& json) {
+  namespace fs = std::filesystem;
+  const fs::path path(reports::validation_path(hwdb::cache_dir()));
+  const fs::path tmp = path.parent_path() / (path.filename().string() + ".tmp." + std::to_string(getpid()));
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  bool ok = !ec;
+  if (ok) {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << json;
+    f.close();
+    ok = bool(f);
+    if (ok) fs::rename(tmp, path, ec);
+    ok = ok && !ec;
+    if (!ok) fs::remove(tmp, ec);
+  }
+  if (!ok) ctx.err << "warning: could not save the validation record to " << path.string() << std::endl;
+  else if (isatty(STDERR_FILENO)) ctx.err << "saved the validation record to " << path.string() << " (shown by rooftop report --hw cpu)" << std::endl;
+}
+
+}  // namespace
 
 void register_validate(CLI::App& app, Context& ctx) {
   struct Opts {
@@ -82,6 +109,7 @@ void register_validate(CLI::App& app, Context& ctx) {
       if (isatty(STDERR_FILENO)) progress = [&ctx](const std::string& line) { ctx.err << line << std::endl; };
       auto r = microbench::run_sweep(config, chip, progress);
       r.skipped.insert(r.skipped.begin(), missing.begin(), missing.end());
+      save_local_record(ctx, microbench::validate_json(r));
       if (o->out.format == "json") emit(ctx, o->out, microbench::validate_json(r));
       else if (o->out.format == "html")
         emit(ctx, o->out, microbench::validate_html(r, reports::svg::render(microbench::validate_law_chart(r))));

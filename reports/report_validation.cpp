@@ -1,0 +1,100 @@
+// The report's "Validated on this machine" section: reads this machine's validate record, the law chart, the summary.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reports/report.h"
+#include "reports/svg.h"
+#include "reports/units.h"
+
+namespace rooftop::reports {
+namespace {
+
+using nlohmann::json;
+
+bool positive_number(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() && std::isfinite(j[key].get<double>()) && j[key].get<double>() > 0;
+}
+
+// Empty when the record has every field the section reads, else what is wrong (a few words).
+std::string check_record(const json& r) {
+  if (!r.is_object()) return "not a JSON object";
+  if (!r.contains("chip") || !positive_number(r["chip"], "memory_bandwidth_bytes_per_s"))
+    return "no chip.memory_bandwidth_bytes_per_s above zero";
+  if (!r.contains("summary_line") || !r["summary_line"].is_string()) return "no summary_line";
+  if (!r.contains("points") || !r["points"].is_array()) return "no points array";
+  for (size_t i = 0; i < r["points"].size(); ++i) {
+    const json& p = r["points"][i];
+    if (!p.is_object() || !p.contains("phase") || !p["phase"].is_string() || !p.contains("bound") || !p["bound"].is_string() ||
+        !p.contains("bytes_per_token") || !p["bytes_per_token"].is_number() || !p.contains("measured_tokens_per_s") ||
+        !p["measured_tokens_per_s"].is_number())
+      return "point " + std::to_string(i) + " lacks phase, bound, bytes_per_token or measured_tokens_per_s";
+  }
+  return "";
+}
+
+}  // namespace
+
+void load_validation(const std::string& path, nlohmann::json& record, std::string& notice) {
+  record = nullptr;
+  notice.clear();
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string why;
+  json r = json::parse(text.str(), nullptr, false);
+  if (!in || r.is_discarded()) why = "not valid JSON";
+  else why = check_record(r);
+  if (!why.empty()) {
+    notice = "validation record " + path + " is damaged (" + why + "): skipped; rerun `rooftop validate` to replace it";
+    return;
+  }
+  record = std::move(r);
+}
+
+std::string validation_chart(const nlohmann::json& r) {
+  svg::LineChart c;
+  const json& chip = r["chip"];
+  const std::string id = chip.contains("id") && chip["id"].is_string() ? chip["id"].get<std::string>() : "cpu";
+  c.title = "Validated on this machine: measured decode tok/s against bytes per token (" + id + ")";
+  c.width_px = kChartWidthPx;
+  c.height_px = kChartHeightPx;
+  c.x = {"bytes read per token (B)", true, std::nullopt, std::nullopt};
+  c.y = {"measured decode tok/s", true, std::nullopt, std::nullopt};
+  svg::Series memory{"measured, analyzer says memory-bound", "#1f77b4", {}, false, true, false};
+  svg::Series compute{"measured, analyzer says compute-bound", "#d62728", {}, false, true, false};
+  double lo = 0, hi = 0;
+  for (const auto& p : r["points"]) {
+    const double bytes = p["bytes_per_token"].get<double>(), tps = p["measured_tokens_per_s"].get<double>();
+    if (p["phase"] != "decode" || !(bytes > 0) || !(tps > 0) || !std::isfinite(bytes) || !std::isfinite(tps)) continue;
+    (p["bound"] == "compute" ? compute : memory).points.push_back({bytes, tps});
+    lo = lo > 0 ? std::min(lo, bytes) : bytes;
+    hi = std::max(hi, bytes);
+  }
+  if (hi > 0) {
+    const double bw = r["chip"]["memory_bandwidth_bytes_per_s"].get<double>();
+    svg::Series law{"law: " + rate_bytes(bw) + " / bytes per token", "#555555", {}, true, false, true};
+    for (double x : {lo / 1.5, hi * 1.5}) law.points.push_back({x, bw / x});
+    c.series.push_back(std::move(law));
+  }
+  if (!memory.points.empty()) c.series.push_back(std::move(memory));
+  if (!compute.points.empty()) c.series.push_back(std::move(compute));
+  return svg::render(c);
+}
+
+std::string validation_summary(const nlohmann::json& r) {
+  size_t decode = 0;
+  for (const auto& p : r["points"]) decode += p["phase"] == "decode";
+  const json& chip = r["chip"];
+  const bool calibrated = chip.contains("calibrated") && chip["calibrated"].is_boolean() && chip["calibrated"].get<bool>();
+  return "Measured on this machine with rooftop's kernels: " + std::to_string(decode) + (decode == 1 ? " decode point" : " decode points") + " against a bandwidth of " +
+         rate_bytes(chip["memory_bandwidth_bytes_per_s"].get<double>()) +
+         (calibrated ? " (calibrated)" : " (not calibrated: run `rooftop calibrate`)") + ". " +
+         r["summary_line"].get<std::string>();
+}
+
+}  // namespace rooftop::reports
