@@ -14,6 +14,9 @@
 #include "reports/report.h"
 #include "reports/table.h"
 #include "reports/units.h"
+#include "hwdb/hwdb.h"
+#include "microbench/calibrate.h"
+#include "microbench/calibration_record.h"
 #include "microbench/validate_chart.h"
 #include "microbench/validate_render.h"
 #include "reports/svg.h"
@@ -54,6 +57,7 @@ void register_validate(CLI::App& app, Context& ctx) {
     double max_memory_bytes = 0;
     std::string hw = "cpu";
     std::string device = "cpu";
+    bool no_calibrate = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
@@ -63,6 +67,9 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--max-memory", o->max_memory_bytes,
                   "skip configurations that allocate more than this many bytes (default: half of MemTotal)");
+  cmd->add_flag("--no-calibrate", o->no_calibrate,
+                "use the stored calibration as it is instead of re-measuring it (quick) first; a VM's bandwidth drifts "
+                "between runs, so by default the ceilings and the sweep are measured in the same minutes");
   cmd->add_option("--device", o->device, "cpu, or cuda:N for the GPU sweep (the plain law against measured GPU decode steps)")
       ->capture_default_str();
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
@@ -104,6 +111,15 @@ void register_validate(CLI::App& app, Context& ctx) {
       config.plan = plan;
       config.threads = o->threads;
       config.max_memory_bytes = o->max_memory_bytes > 0 ? o->max_memory_bytes : microbench::default_max_memory_bytes();
+      if (!o->no_calibrate && (o->hw == "cpu" || o->hw == "local")) {
+        // The analyzer's CPU figures come from the calibration file; measuring it right before the sweep
+        // keeps machine drift (other tenants, clocks) out of the prediction error.
+        if (isatty(STDERR_FILENO)) ctx.err << "rooftop: calibrating first (quick; --no-calibrate to skip)" << std::endl;
+        microbench::CalibrateOptions copt;
+        copt.quick = true;
+        copt.threads = o->threads;
+        microbench::write_file_atomically(hwdb::calibration_path(), microbench::calibration_json(microbench::run_calibration(copt)));
+      }
       const ChipSpec chip = resolve_chip(ctx, o->hw);
       std::function<void(const std::string&)> progress;
       if (isatty(STDERR_FILENO)) progress = [&ctx](const std::string& line) { ctx.err << line << std::endl; };
