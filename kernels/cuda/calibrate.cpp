@@ -12,6 +12,7 @@
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/gemm_cublaslt.h"
 #include "kernels/cuda/gpu.h"
+#include "kernels/cuda/select_device.h"
 #include "kernels/cuda/host_formats.h"
 #include "kernels/cuda/nvml_power.h"
 #include "kernels/cuda/timing.h"
@@ -58,27 +59,13 @@ bool bf16_has_nan(const std::vector<uint16_t>& v) {
 }  // namespace
 
 GpuCalibration calibrate(int device, bool quick) {
-  const int n = device_count();
-  if (n == 0)
-    throw InputError("no CUDA device cuda:" + std::to_string(device) + " (" + no_device_reason() +
-                     "); expected --device cpu");
-  if (device < 0 || device >= n)
-    throw InputError("no CUDA device cuda:" + std::to_string(device) + "; this machine has " + std::to_string(n) +
-                     " (cuda:0" + (n > 1 ? "..cuda:" + std::to_string(n - 1) : std::string()) + ")");
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
 
   GpuCalibration c;
   c.date = utc_now_iso();
   c.quick = quick;
-  c.machine.name = prop.name;
-  c.machine.device = device;
-  c.machine.sm_count = prop.multiProcessorCount;
-  c.machine.memory_bytes = int64_t(prop.totalGlobalMem);
-  c.machine.cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-  c.machine.fingerprint = c.machine.name + "|" + std::to_string(prop.multiProcessorCount) + "|" +
-                          std::to_string(int64_t(double(prop.totalGlobalMem) / 1e9 + 0.5));
+  c.machine = select_device(device);
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   const Plan plan = quick ? Plan{3, 9, 5} : Plan{5, 31, 10};
   const int sms = prop.multiProcessorCount;
   cudaStream_t s = nullptr;

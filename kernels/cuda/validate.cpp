@@ -13,6 +13,7 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/gpu.h"
+#include "kernels/cuda/select_device.h"
 #include "kernels/cuda/host_formats.h"
 #include "kernels/cuda/timing.h"
 
@@ -201,26 +202,12 @@ std::string unsupported(const GpuModelShape& m, GpuFormat f) {
 }  // namespace
 
 GpuValidation validate(int device, bool quick) {
-  const int n = device_count();
-  if (n == 0)
-    throw InputError("no CUDA device cuda:" + std::to_string(device) + " (" + no_device_reason() +
-                     "); expected --device cpu");
-  if (device < 0 || device >= n)
-    throw InputError("no CUDA device cuda:" + std::to_string(device) + "; this machine has " + std::to_string(n) +
-                     " (cuda:0" + (n > 1 ? "..cuda:" + std::to_string(n - 1) : std::string()) + ")");
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   GpuValidation v;
   v.date = utc_now_iso();
   v.quick = quick;
-  v.machine.name = prop.name;
-  v.machine.device = device;
-  v.machine.sm_count = prop.multiProcessorCount;
-  v.machine.memory_bytes = int64_t(prop.totalGlobalMem);
-  v.machine.cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-  v.machine.fingerprint = v.machine.name + "|" + std::to_string(prop.multiProcessorCount) + "|" +
-                          std::to_string(int64_t(double(prop.totalGlobalMem) / 1e9 + 0.5));
+  v.machine = select_device(device);
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   v.notes.push_back("one decode step = per layer 7 GEMVs (q, k, v, o, gate, up, down) and one attention over " +
                     std::to_string(kContext) + " bf16 KV positions, then the LM head; captured as one CUDA graph; "
                     "weights, KV and outputs of every layer in distinct buffers; embedding lookup, norms, RoPE "
