@@ -31,7 +31,9 @@ std::vector<std::string> closest_matches(std::string_view name, const std::vecto
   std::vector<std::pair<long, std::string>> scored;
   for (const auto& c : candidates) {
     // A candidate that contains the name (or is contained) is a strong match.
-    bool contains = c.find(name) != std::string::npos || std::string_view(name).find(c) != std::string::npos;
+    // "h100" -> "h100-sxm": a candidate that contains what was typed is a strong match (not the
+    // reverse: "hiden" contains "id", yet means "hidden").
+    bool contains = name.size() >= 3 && c.find(name) != std::string::npos;
     long score = static_cast<long>(edit_distance(name, c)) * 4 - static_cast<long>(shared_prefix(name, c)) * 3 -
                  (contains ? 20 : 0);
     scored.emplace_back(score, c);

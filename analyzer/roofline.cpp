@@ -45,7 +45,14 @@ RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const Precisio
   for (auto b : o.decode_batches) add("decode x" + std::to_string(b), "decode", b, PassShape{b, 1, o.context - 1, false});
   r.assumptions.push_back(o.simple ? "simple: weights only, FLOPs = 2 x active parameters per token (the seeds' points)"
                                    : "decode at context " + std::to_string(o.context) + ": bytes include the KV cache read and written");
-  r.assumptions.push_back("compute roof: dense " + r.compute_format + " peak; memory roof: datasheet bandwidth");
+  auto prov = [&](const std::string& k) {
+    auto it = chip.provenance.find(k);
+    return it != chip.provenance.end() ? it->second : std::string(chip.kind == "cpu" ? "derived" : "datasheet");
+  };
+  r.provenance["memory_bandwidth_bytes_per_s"] = prov("memory_bandwidth_bytes_per_s");
+  r.provenance["peak_flops." + r.compute_format] = prov("peak_flops." + r.compute_format);
+  r.assumptions.push_back("compute roof: dense " + r.compute_format + " peak (" + r.provenance["peak_flops." + r.compute_format] +
+                          "); memory roof: bandwidth (" + r.provenance["memory_bandwidth_bytes_per_s"] + ")");
   return r;
 }
 

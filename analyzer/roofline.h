@@ -1,6 +1,7 @@
 // Roofline: attainable = min(peak, intensity x bandwidth); ridge = peak / bandwidth (seed 002).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct RooflineResult {
   double peak_flops = 0, memory_bandwidth_bytes_per_s = 0, ridge_flops_per_byte = 0;
   std::vector<RooflinePoint> points;
   std::vector<std::string> assumptions;
+  std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / "derived"
 };
 
 double attainable_flops(double intensity, double peak, double bandwidth);

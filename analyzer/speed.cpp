@@ -298,7 +298,8 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       const double pass_s = verify_s + static_cast<double>(o.draft_len) * draft_s;
       sr.speedup = sr.tokens_per_pass * step_s / pass_s;
       pt.tpot_s = pass_s / sr.tokens_per_pass;
-      r.spec = sr;
+      pt.spec_speedup = sr.speedup;
+      if (!r.spec) r.spec = sr;
     }
     // Every sequence advances one token per round; a microbatch crosses the pp stages one after another.
     pt.decode_tokens_per_s_per_stream = 1.0 / pt.tpot_s;

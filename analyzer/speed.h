@@ -47,6 +47,7 @@ struct SpeedPoint {
   double bytes_per_step = 0, flops_per_step = 0, intensity = 0;
   double weight_bytes_per_step = 0, kv_read_bytes_per_step = 0;
   double comm_s = 0;                           // interconnect time inside one decode step
+  double spec_speedup = 1;                     // speculative decoding's speed-up at this batch (1 without)
   double usd_per_mtok_output = 0, usd_per_mtok_input = 0, joules_per_token = 0;
   bool fits = true;
   std::vector<OpCost> decode_ops;              // per-op breakdown (for --explain)
@@ -71,7 +72,7 @@ struct SpeedResult {
   double overhead_per_layer_s = 0;              // fixed cost per layer per pass used
   int64_t plateau_batch = 0;                    // where the compute roof flattens tok/s and $/Mtok
   std::vector<SpeedPoint> points;
-  std::optional<SpecResult> spec;
+  std::optional<SpecResult> spec;               // at the first batch of the sweep; each point has its own speed-up
   std::vector<std::string> assumptions;
   std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...
 };

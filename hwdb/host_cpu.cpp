@@ -230,7 +230,7 @@ ChipSpec host_cpu_chip(const HostCpuInfo& info) {
   if (info.l2_bytes > 0) c.l2_bytes = info.l2_bytes * cores;
   c.compute_units = static_cast<int64_t>(cores);
 
-  c.provenance["memory_bytes"] = info.memory_bytes > 0 ? "datasheet" : "assumed";
+  c.provenance["memory_bytes"] = info.memory_bytes > 0 ? "detected (/proc/meminfo)" : "assumed";
   c.provenance["memory_bandwidth_bytes_per_s"] = "assumed";
   c.provenance["compute_units"] = "derived";
   if (c.l2_bytes) c.provenance["l2_bytes"] = "derived";

@@ -47,6 +47,7 @@ nlohmann::json speed_json(const SpeedResult& r) {
     q["flops_per_step"] = p.flops_per_step;
     q["arithmetic_intensity"] = p.intensity;
     q["comm_s"] = p.comm_s;
+    if (r.spec) q["spec_speedup"] = p.spec_speedup;
     q["fits"] = p.fits;
     if (r.has_price) {
       q["usd_per_mtok_output"] = p.usd_per_mtok_output;
@@ -77,9 +78,13 @@ void footnotes(Table& t, const SpeedResult& r) {
   std::string prov;
   for (const auto& [k, v] : r.provenance) prov += (prov.empty() ? "" : "; ") + k + ": " + v;
   t.footnotes.push_back("sources: " + prov);
-  if (r.spec)
+  if (r.spec) {
+    std::string per;
+    for (const auto& p : r.points) per += (per.empty() ? "" : ", ") + sig(p.spec_speedup) + "x at batch " + std::to_string(p.batch);
     t.footnotes.push_back("speculative: " + sig(r.spec->tokens_per_pass) + " tokens per target pass, draft cost " +
-                          sig(r.spec->draft_cost_ratio) + " of a target step, speed-up " + sig(r.spec->speedup) + "x");
+                          sig(r.spec->draft_cost_ratio) + " of a target step (batch " + std::to_string(r.points.front().batch) +
+                          "); speed-up " + per);
+  }
 }
 }  // namespace
 
@@ -148,6 +153,7 @@ nlohmann::json roofline_json(const RooflineResult& r) {
     j["points"].push_back({{"name", p.name}, {"phase", p.phase}, {"batch", p.batch}, {"flops", p.flops}, {"bytes", p.bytes},
                            {"arithmetic_intensity", p.arithmetic_intensity}, {"attainable_flops", p.attainable_flops}, {"bound", p.bound}});
   j["assumptions"] = r.assumptions;
+  j["provenance"] = r.provenance;
   return j;
 }
 

@@ -87,8 +87,7 @@ std::vector<reports::Table> gpu_tables(const gpu::GpuCalibration& c) {
 
 int run_calibrate(Context& ctx, const CalibrateArgs& a) {
   const int device = parse_device(a.device);
-  if (a.threads < 0 || a.threads > 4096)
-    throw InputError("--threads " + std::to_string(a.threads) + " is out of range; expected 1..4096 (or 0 = all CPUs)");
+  check_threads(a.threads);
   // Progress only for a person watching: stderr is a terminal and is this process's stderr.
   const bool show = &ctx.err == &std::cerr && ::isatty(STDERR_FILENO);
   if (device >= 0) {

@@ -178,7 +178,7 @@ void register_run(CLI::App& app, Context& ctx) {
   add_output_options(*cmd, o->out, {"table", "json"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
-      if (o->threads < 0) throw InputError("--threads " + std::to_string(o->threads) + " is invalid; expected >= 0");
+      check_threads(o->threads);
       if (o->show_logits < 0) throw InputError("--show-logits must be >= 0");
       std::string path = o->gguf.empty() ? engine::require_default_model() : o->gguf;
       engine::LlamaModel model = engine::load_llama(path);

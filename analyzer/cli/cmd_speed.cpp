@@ -16,10 +16,13 @@ struct SpeedCli {
   double usd = -1, watts = -1, bw_eff = -1, flops_eff = -1, acceptance = 0.7, draft_cost = -1;
   std::string compute, draft;
   bool simple = false;
+  CLI::App* cmd = nullptr;  // to ask which options were given (count), so no value is a sentinel
+  bool given(const char* name) const { return cmd->count(name) > 0; }
 };
 
 void add_speed_options(CLI::App* cmd, SpeedCli& o, const char* default_batches) {
   o.batches = default_batches;
+  o.cmd = cmd;
   add_model_options(*cmd, o.m);
   cmd->add_option("-b,--batch", o.batches, "batch sizes, a list: 1,8,64")->capture_default_str();
   cmd->add_option("--prompt-tokens", o.prompt, "prompt length (prefill)")->capture_default_str();
@@ -51,23 +54,27 @@ SpeedResult run_speed(const Context& ctx, const SpeedCli& o) {
   s.batches = parse_list("batch", o.batches, 10'000'000);
   s.prompt_tokens = o.prompt;
   s.output_tokens = o.output;
-  if (o.context != 0) s.context = o.context;
+  if (o.given("--context")) s.context = o.context;  // speed() rejects values below 1
   s.prefill_chunk = o.chunk;
   s.tp = o.tp;
   s.pp = o.pp;
   s.ep = o.ep;
   s.simple = o.simple;
   if (!o.compute.empty()) s.compute_format = o.compute;
-  if (o.usd >= 0) s.usd_per_hour = o.usd;
-  if (o.watts >= 0) s.watts = o.watts;
-  if (o.bw_eff >= 0) s.bandwidth_efficiency = o.bw_eff;
-  if (o.flops_eff >= 0) s.flops_efficiency = o.flops_eff;
-  if (o.layer_overhead >= 0) s.layer_overhead_s = o.layer_overhead;
+  if (o.given("--usd-per-hour")) s.usd_per_hour = o.usd;
+  if (o.given("--watts")) s.watts = o.watts;
+  if (o.given("--bandwidth-efficiency")) s.bandwidth_efficiency = o.bw_eff;
+  if (o.given("--flops-efficiency")) s.flops_efficiency = o.flops_eff;
+  if (o.given("--layer-overhead")) s.layer_overhead_s = o.layer_overhead;
   s.draft_len = o.draft_len;
   s.acceptance = o.acceptance;
-  if (o.draft_cost >= 0) s.draft_cost_ratio = o.draft_cost;
+  if (o.given("--draft-cost")) s.draft_cost_ratio = o.draft_cost;
   if (!o.draft.empty()) s.draft = resolve_model(ctx, o.draft);
-  if (o.draft_len > 0 && o.draft.empty() && o.draft_cost < 0)
+  if (o.given("--draft-len") && (o.draft_len < 1 || o.draft_len > 64))
+    throw InputError("--draft-len " + std::to_string(o.draft_len) + " is out of range; expected 1 to 64 drafted tokens per target pass");
+  if ((!o.draft.empty() || o.given("--draft-cost")) && !o.given("--draft-len"))
+    throw InputError("speculative decoding needs --draft-len K (tokens drafted per target pass, e.g. 5)");
+  if (o.draft_len > 0 && o.draft.empty() && !o.given("--draft-cost"))
     throw InputError("--draft-len needs --draft MODEL or --draft-cost RATIO (e.g. --draft-cost 0.15)");
   return speed(model, chip, plan, s);
 }

@@ -75,8 +75,7 @@ void register_validate(CLI::App& app, Context& ctx) {
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
-      if (o->threads < 0 || o->threads > 4096)
-        throw InputError("--threads " + std::to_string(o->threads) + " is out of range: expected 0 (all cores) to 4096");
+      check_threads(o->threads);
       if (o->max_memory_bytes < 0 || !std::isfinite(o->max_memory_bytes))
         throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");
       if (const int device = parse_device(o->device); device >= 0) {

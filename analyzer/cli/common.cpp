@@ -69,6 +69,11 @@ PrecisionPlan resolve_plan(const ModelOptions& o) {
   return p;
 }
 
+void check_threads(int threads) {
+  if (threads < 0 || threads > 1024)
+    throw InputError("--threads " + std::to_string(threads) + " is out of range; expected 1 to 1024 (or 0 = every CPU)");
+}
+
 int parse_device(const std::string& d) {
   if (d == "cpu") return -1;
   if (d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() <= 8 &&

@@ -27,6 +27,9 @@ ModelSpec resolve_model(const Context& ctx, const std::string& id_or_path);
 ChipSpec resolve_chip(const Context& ctx, const std::string& id);
 PrecisionPlan resolve_plan(const ModelOptions& o);
 
+// --threads: 0 (every CPU) to 1024 (the ThreadPool starts that many OS threads); InputError otherwise.
+void check_threads(int threads);
+
 // --device: "cpu" -> -1, "cuda:N" -> N; anything else is InputError.
 int parse_device(const std::string& d);
 

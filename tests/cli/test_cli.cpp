@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analyzer/cli/cli.h"
+#include "analyzer/errors.h"
 
 namespace {
 struct Result {
@@ -179,4 +180,34 @@ TEST_CASE("GPU paths without a GPU say so and exit 2; CPU paths are unchanged") 
   r = cli({"hw", "show", "cuda:7"});
   CHECK(r.code == 2);
   CHECK(cli({"hw", "show", "cpu"}).code == 0);
+}
+
+TEST_CASE("review findings: option ranges, speculative speed-up per batch, roofline provenance, suggestions") {
+  // A value that is out of range is bad input, never a silent default.
+  for (std::vector<std::string> args : {std::vector<std::string>{"speed", "--model", "llama-3.1-8b", "--context", "0"},
+                                        std::vector<std::string>{"speed", "--model", "llama-3.1-8b", "--layer-overhead", "-1"},
+                                        std::vector<std::string>{"speed", "--model", "llama-3.1-8b", "--usd-per-hour", "-2"},
+                                        std::vector<std::string>{"speed", "--model", "llama-3.1-8b", "--draft-len", "0", "--draft-cost", "0.1"},
+                                        std::vector<std::string>{"speed", "--model", "llama-3.1-8b", "--draft-len", "100000", "--draft-cost", "0.1"},
+                                        std::vector<std::string>{"speed", "--model", "llama-3.1-8b", "--draft", "llama-3.2-3b"},
+                                        std::vector<std::string>{"run", "--prompt", "x", "--threads", "100000"},
+                                        std::vector<std::string>{"calibrate", "--threads", "100000"}}) {
+    auto r = cli(args);
+    INFO(args[0] << " " << args[args.size() - 2] << " " << args.back() << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(one_line(r.err));
+  }
+  // The speed-up is reported for every batch of the sweep, not only the last one.
+  auto j = json_of({"speed", "--model", "llama-3.1-70b", "--hw", "h100-sxm", "--precision", "fp8", "--simple", "--batch", "1,256",
+                    "--draft-len", "5", "--acceptance", "0.7", "--draft-cost", "0.15"});
+  CHECK(j["points"][0]["spec_speedup"].get<double>() == Approx(1.68).epsilon(0.002));  // seed 002
+  CHECK(j["speculative"]["speedup"].get<double>() == Approx(1.68).epsilon(0.002));
+  // Roofline carries provenance like every result built on chip figures.
+  auto rf = json_of({"roofline", "--model", "llama-3.1-8b", "--hw", "h100-sxm"});
+  CHECK(rf["provenance"]["memory_bandwidth_bytes_per_s"] == "datasheet");
+  // "hiden" is one letter from "hidden": the suggestion must not be "id" (which "hiden" contains).
+  auto near = rooftop::closest_matches("hiden", {"id", "hidden", "heads", "vocab"}, 1);
+  REQUIRE(near.size() == 1);
+  CHECK(near[0] == "hidden");
+  CHECK(rooftop::closest_matches("h100", {"h200", "h100-sxm", "a100-80g"}, 1)[0] == "h100-sxm");
 }
