@@ -11,31 +11,15 @@
 #include <vector>
 
 #include "analyzer/errors.h"
+#include "hwdb/json_fields.h"
 
 namespace rooftop::hwdb {
 namespace {
 
 using nlohmann::json;
-
-struct Rejected {
-  std::string why;
-};
-
-double number(const json& j, const std::string& key, const std::string& where, bool positive) {
-  if (!j.contains(key)) throw Rejected{where + key + " is missing"};
-  const json& v = j.at(key);
-  if (!v.is_number()) throw Rejected{where + key + " is not a number"};
-  const double x = v.get<double>();
-  if (!std::isfinite(x) || x < 0 || (positive && x == 0))
-    throw Rejected{where + key + " is " + v.dump() + "; expected a " + (positive ? "positive" : "non-negative") + " number"};
-  return x;
-}
-
-std::string text(const json& j, const std::string& key, const std::string& where) {
-  if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty())
-    throw Rejected{where + key + " is missing or not a string"};
-  return j.at(key).get<std::string>();
-}
+using json_fields::Rejected;
+using json_fields::number;
+using json_fields::text;
 
 std::string upper(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

@@ -5,27 +5,9 @@
 #include <sstream>
 
 #include "microbench/validate_render.h"
+#include "reports/html.h"
 
 namespace rooftop::microbench {
-namespace {
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 reports::svg::LineChart validate_law_chart(const SweepResult& r) {
   namespace svg = reports::svg;
   svg::LineChart c;
@@ -67,7 +49,7 @@ std::string validate_html(const SweepResult& r, const std::string& svg) {
       if (in_table) s << "</table>\n";
       in_table = false;
       if (line.rfind("# ", 0) == 0 || line.empty()) continue;
-      std::string text = html_escape(line);
+      std::string text = reports::html_escape(line);
       bool open = true;  // Markdown **bold** pairs become <strong> ... </strong>
       for (size_t at = text.find("**"); at != std::string::npos; at = text.find("**", at)) {
         text.replace(at, 2, open ? "<strong>" : "</strong>");
@@ -86,7 +68,7 @@ std::string validate_html(const SweepResult& r, const std::string& svg) {
     while (std::getline(cells, cell, '|')) {
       const auto a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
       if (a == std::string::npos) continue;
-      const std::string text = html_escape(cell.substr(a, b - a + 1));
+      const std::string text = reports::html_escape(cell.substr(a, b - a + 1));
       s << (header ? "<th>" : (col < 3 ? "<td class=\"t\">" : "<td>")) << text << (header ? "</th>" : "</td>");
       ++col;
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/model_spec.h"
+#include "toy_model.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/validate_chart.h"
@@ -18,22 +19,7 @@ using namespace rooftop::microbench;
 
 namespace {
 
-// A llama-shaped toy: hidden 64, 2 layers, 4 heads of 16, 2 KV heads, FFN 128, vocab 256.
-ModelSpec toy2() {
-  ModelSpec m;
-  m.id = "toy-64";
-  m.name = "toy";
-  m.family = "llama";
-  m.vocab = 256;
-  m.hidden = 64;
-  m.layers = 2;
-  m.heads = 4;
-  m.kv_heads = 2;
-  m.head_dim = 16;
-  m.ffn = 128;
-  m.max_context = 4096;
-  return m;
-}
+ModelSpec toy2() { return rooftop::test::toy_model(); }
 
 // The cpu card with a made-up calibration: kernel rates, fixed costs, and a stream figure.
 ChipSpec calibrated_cpu() {

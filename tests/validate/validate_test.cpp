@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "analyzer/model_spec.h"
+#include "toy_model.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/validate_decode.h"
@@ -27,22 +28,7 @@ ValidatePoint point(const char* bound, double predicted, double measured, double
   return p;
 }
 
-// A llama-shaped toy: hidden 64, 2 layers, 4 heads of 16, 2 KV heads, FFN 128, vocab 256.
-ModelSpec toy() {
-  ModelSpec m;
-  m.id = "toy-64";
-  m.name = "toy";
-  m.family = "llama";
-  m.vocab = 256;
-  m.hidden = 64;
-  m.layers = 2;
-  m.heads = 4;
-  m.kv_heads = 2;
-  m.head_dim = 16;
-  m.ffn = 128;
-  m.max_context = 4096;
-  return m;
-}
+ModelSpec toy() { return rooftop::test::toy_model(); }
 
 }  // namespace
 

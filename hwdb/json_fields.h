@@ -1,0 +1,32 @@
+// Checked reads of calibration files' JSON fields: a bad field throws Rejected with the reason, so a
+// damaged or foreign file is refused whole, never half-trusted (shared by the CPU and GPU readers).
+#pragma once
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace rooftop::hwdb::json_fields {
+
+struct Rejected {
+  std::string why;
+};
+
+// A finite number >= 0 (or > 0 when `positive`) at j[key].
+inline double number(const nlohmann::json& j, const std::string& key, const std::string& where, bool positive) {
+  if (!j.contains(key)) throw Rejected{where + key + " is missing"};
+  const nlohmann::json& v = j.at(key);
+  if (!v.is_number()) throw Rejected{where + key + " is not a number"};
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < 0 || (positive && x == 0))
+    throw Rejected{where + key + " is " + v.dump() + "; expected a " + (positive ? "positive" : "non-negative") + " number"};
+  return x;
+}
+
+// A non-empty string at j[key].
+inline std::string text(const nlohmann::json& j, const std::string& key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty())
+    throw Rejected{where + key + " is missing or not a string"};
+  return j.at(key).get<std::string>();
+}
+
+}  // namespace rooftop::hwdb::json_fields
