@@ -1,6 +1,7 @@
 // Scalar q8 activation quantizer and the scalar reference of the integer-dot GEMV (same algorithm as SIMD).
 #include "kernels/cpu/q8_activations.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -123,13 +124,17 @@ float row_q6_k(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
 }  // namespace
 
 void interleave_q8_blocks16(Q8Activations& xq) {
-  const int64_t groups = int64_t(xq.q.size()) / 512;
+  const int64_t nb = int64_t(xq.q.size()) / 32, groups = (nb + 15) / 16;
   xq.qt16.resize(size_t(groups * 512));
-  for (int64_t g = 0; g < groups; ++g)  // a 16 x 8 transpose of 4-byte words: called once per GEMV, keep it cheap
+  if (nb % 16 != 0)  // padding blocks of the last group read as zeros (they meet zero weight bytes)
+    std::memset(xq.qt16.data() + (groups - 1) * 512, 0, 512);
+  for (int64_t g = 0; g < groups; ++g) {  // a 16 x 8 transpose of 4-byte words: called once per GEMV, keep it cheap
+    const int64_t jn = std::min<int64_t>(16, nb - 16 * g);
     for (int s = 0; s < 4; ++s)
       for (int h = 0; h < 2; ++h)
-        for (int j = 0; j < 16; ++j)
+        for (int64_t j = 0; j < jn; ++j)
           std::memcpy(xq.qt16.data() + g * 512 + (2 * s + h) * 64 + j * 4, xq.q.data() + (g * 16 + j) * 32 + h * 16 + 4 * s, 4);
+  }
 }
 
 void gemv_q8_rows_ref(const WeightView& W, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {

@@ -18,8 +18,9 @@ struct Q8Activations {
   std::vector<float> d;            // (k / 32)
   std::vector<float> sum_scaled;   // (k / 32)
   // Optional copy of q for 512-bit multi-token kernels, filled by interleave_q8_blocks16 (empty = not filled):
-  // per group g of 16 blocks, 8 rows of 64 bytes; row (2s + h), bytes 4j..4j+3 = q[block 16g + j][16h + 4s .. + 3].
-  std::vector<int8_t> qt16;        // (k / 512 * 512)
+  // per group g of 16 blocks, 8 rows of 64 bytes; row (2s + h), bytes 4j..4j+3 = q[block 16g + j][16h + 4s .. + 3];
+  // the last group is zero-padded when k / 32 is not a multiple of 16 (missing blocks read as 0).
+  std::vector<int8_t> qt16;        // (ceil(k / 512) * 512)
   void resize(int64_t k) {
     q.resize(size_t(k));
     d.resize(size_t(k / kQ8ActValues));
@@ -34,7 +35,7 @@ bool gemv_uses_q8_activations(WeightFormat f);
 // Scalar quantizer: x (k), k % 32 == 0. The SIMD quantizers produce identical q, d and sum_scaled.
 void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out);
 
-// Fills xq.qt16 from xq.q (whole groups of 16 blocks; the rest of q is not copied).
+// Fills xq.qt16 from xq.q: ceil(k / 512) groups of 16 blocks, the last one zero-padded.
 void interleave_q8_blocks16(Q8Activations& xq);
 
 // Scalar reference of the integer GEMV for rows [r0, r1): per block, an exact integer dot of the weight
