@@ -65,6 +65,8 @@ struct KvView {
 
 // Decode attention for one token: q (h, d), cache holds t positions; out (h, d).
 // Query head i reads KV head i / (h / hk) (grouped-query). Scale = 1/sqrt(d). Softmax with running max.
+// Each GQA group's K and V rows are read once; keys are split into ranges (flash-decoding) that depend only
+// on (t, hk), so the result does not depend on the thread count. attention_decode_ref: two-pass, in double.
 void attention_decode(std::span<const float> q, int64_t heads, const KvView& kv, int64_t t,
                       std::span<float> out, ThreadPool& pool);
 void attention_decode_ref(std::span<const float> q, int64_t heads, const KvView& kv, int64_t t,

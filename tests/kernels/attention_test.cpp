@@ -1,45 +1,66 @@
-// Decode attention: grouped-query, fp32 and fp16 KV, lengths across the 64-position chunks, vs a two-pass reference.
+// Decode attention: grouped-query shapes (odd head counts, odd d), fp32 and fp16 KV, every supported ISA,
+// 1 and 2 threads, lengths around the 16-key blocks and 64-key splits, vs the two-pass double reference.
 #include <catch2/catch.hpp>
 
 #include "analyzer/errors.h"
-#include "kernels/cpu/half.h"
+#include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/thread_pool.h"
-#include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/attention_test_util.h"
 
 using namespace rooftop::kernels;
 using namespace rooftop::kernels::test;
 
-TEST_CASE("attention_decode matches the reference (GQA, fp32 and fp16 KV)", "[kernels][attention]") {
+namespace {
+struct Shape {
+  int64_t h, hk, d;
+};
+// SmolLM2-135M (9/3/64), Qwen2.5-0.5B (14/2/64), 15/5 heads, Llama-3.1-8B (32/8/128), MQA with d = 16, MHA d = 36.
+const Shape kShapes[] = {{9, 3, 64}, {14, 2, 64}, {15, 5, 64}, {32, 8, 128}, {6, 1, 16}, {3, 3, 36}};
+}  // namespace
+
+TEST_CASE("attention_decode matches the reference (GQA, fp32 and fp16 KV, every ISA)", "[kernels][attention]") {
   std::mt19937 rng(30);
-  ThreadPool pool(2);
-  struct Shape { int64_t h, hk, d; };
-  for (const Shape s : {Shape{8, 2, 64}, Shape{4, 4, 32}, Shape{6, 1, 16}, Shape{3, 3, 36}}) {
-    for (int64_t t : {1, 2, 37, 300}) {
+  ThreadPool pool1(1), pool2(2);
+  for (const Shape s : kShapes) {
+    for (int64_t t : {1, 2, 63, 64, 65, 300, 1000}) {
       for (bool f16 : {false, true}) {
-        const int64_t cap = t + 5;  // capacity beyond t must be ignored
-        std::vector<float> kf = random_floats(rng, size_t(cap * s.hk * s.d), 2.0f);
-        std::vector<float> vf = random_floats(rng, size_t(cap * s.hk * s.d));
-        std::vector<uint16_t> kh(kf.size()), vh(vf.size());
-        for (size_t i = 0; i < kf.size(); ++i) kh[i] = fp32_to_fp16(kf[i]), vh[i] = fp32_to_fp16(vf[i]);
-        for (int64_t i = t * s.hk * s.d; i < cap * s.hk * s.d; ++i)  // poison the unused tail
-          kf[size_t(i)] = vf[size_t(i)] = 1e30f, kh[size_t(i)] = vh[size_t(i)] = 0x7C00;
-        KvView kv;
-        kv.k = f16 ? static_cast<const void*>(kh.data()) : kf.data();
-        kv.v = f16 ? static_cast<const void*>(vh.data()) : vf.data();
-        kv.f16 = f16;
-        kv.kv_heads = s.hk;
-        kv.head_dim = s.d;
+        const TestKv kv(rng, t + 5, t, s.hk, s.d, f16);  // capacity beyond t is poisoned
         const std::vector<float> q = random_floats(rng, size_t(s.h * s.d), 2.0f);
-        std::vector<float> out(static_cast<size_t>(s.h * s.d)), ref(static_cast<size_t>(s.h * s.d));
-        attention_decode_ref(q, s.h, kv, t, ref);
-        attention_decode(q, s.h, kv, t, out, pool);
-        for (size_t i = 0; i < out.size(); ++i) {
-          INFO("h=" << s.h << " hk=" << s.hk << " d=" << s.d << " t=" << t << " f16=" << f16 << " i=" << i);
-          REQUIRE(std::fabs(out[i] - ref[i]) <= 2e-5f + 2e-5f * std::fabs(ref[i]) * float(s.d));
+        std::vector<float> out(size_t(s.h * s.d)), ref(size_t(s.h * s.d));
+        attention_decode_ref(q, s.h, kv.view, t, ref);
+        const float tol = attention_tolerance(q.data(), s.h, kv.view, t);
+        auto check = [&](const char* what) {
+          for (size_t i = 0; i < out.size(); ++i) {
+            INFO(what << " h=" << s.h << " hk=" << s.hk << " d=" << s.d << " t=" << t << " f16=" << f16 << " i=" << i
+                      << " tol=" << tol);
+            REQUIRE(std::fabs(out[i] - ref[i]) <= tol);
+          }
+        };
+        for (ThreadPool* pool : {&pool1, &pool2}) {
+          std::fill(out.begin(), out.end(), -7.0f);
+          attention_decode(q, s.h, kv.view, t, out, *pool);
+          check(pool->size() == 1 ? "active ISA, 1 thread" : "active ISA, 2 threads");
+        }
+        for (Isa isa : supported_isas()) {
+          std::fill(out.begin(), out.end(), -7.0f);
+          attn::decode_with(attn::attention_kernels(isa), q, s.h, kv.view, t, out, pool2);
+          check(isa == Isa::scalar ? "scalar" : isa == Isa::avx2 ? "avx2" : "avx512");
         }
       }
     }
   }
+}
+
+TEST_CASE("attention_decode does not depend on the thread count", "[kernels][attention]") {
+  // The key ranges depend only on (t, hk), so 1 and 2 threads sum in the same order: bit-identical.
+  std::mt19937 rng(31);
+  ThreadPool pool1(1), pool2(2);
+  const TestKv kv(rng, 700, 700, 3, 64, false);
+  const std::vector<float> q = random_floats(rng, 9 * 64, 2.0f);
+  std::vector<float> a(9 * 64), b(9 * 64);
+  attention_decode(q, 9, kv.view, 700, a, pool1);
+  attention_decode(q, 9, kv.view, 700, b, pool2);
+  CHECK(a == b);
 }
 
 TEST_CASE("attention with one position returns that position's V, per KV group", "[kernels][attention]") {

@@ -1,10 +1,12 @@
-// Fused kernels (gemv_multi, gemv_swiglu, attention_prefill) vs the unfused kernels (bit-exact) and references.
+// Fused kernels: gemv_multi, gemv_swiglu vs the unfused kernels (bit-exact); attention_prefill vs the reference.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
+#include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/fused.h"
 #include "kernels/cpu/thread_pool.h"
+#include "tests/kernels/attention_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 
 using namespace rooftop::kernels;
@@ -50,28 +52,51 @@ TEST_CASE("gemv_swiglu equals gemv, gemv, swiglu", "[kernels][fused]") {
   }
 }
 
-TEST_CASE("attention_prefill equals attention_decode per token (causal, GQA)", "[kernels][fused]") {
+TEST_CASE("attention_prefill matches the reference per token (causal, GQA, every ISA)", "[kernels][fused]") {
+  // Tiled prefill sums in another order than attention_decode, so each token is checked against the double
+  // reference over its causal prefix [0, pos0 + i] with the bound derived in attention_test_util.h. Positions
+  // >= pos0 + n are poisoned; a future position inside the prefix would change the result far beyond the bound.
   std::mt19937 rng(53);
-  ThreadPool pool(2);
-  const int64_t h = 9, hk = 3, d = 64, pos0 = 5, n = 11, cap = pos0 + n;
-  std::vector<float> kf = random_floats(rng, size_t(cap * hk * d), 2.0f), vf = random_floats(rng, size_t(cap * hk * d));
-  KvView kv;
-  kv.k = kf.data();
-  kv.v = vf.data();
-  kv.kv_heads = hk;
-  kv.head_dim = d;
-  const std::vector<float> q = random_floats(rng, size_t(n * h * d), 2.0f);
-  std::vector<float> out(size_t(n * h * d)), one(size_t(h * d)), ref(size_t(h * d));
-  attention_prefill(q, n, h, kv, pos0, out, pool);
-  for (int64_t i = 0; i < n; ++i) {
-    std::span<const float> qi(q.data() + i * h * d, size_t(h * d));
-    attention_decode(qi, h, kv, pos0 + i + 1, one, pool);
-    attention_decode_ref(qi, h, kv, pos0 + i + 1, ref);
-    for (int64_t j = 0; j < h * d; ++j) {
-      INFO("token " << i << " value " << j);
-      REQUIRE(out[size_t(i * h * d + j)] == one[size_t(j)]);
-      REQUIRE(std::fabs(one[size_t(j)] - ref[size_t(j)]) <= 1e-4f);
+  ThreadPool pool1(1), pool2(2);
+  struct Shape { int64_t h, hk, d; };
+  for (const Shape s : {Shape{9, 3, 64}, Shape{14, 2, 64}, Shape{15, 5, 64}, Shape{32, 8, 128}, Shape{6, 1, 16},
+                        Shape{3, 3, 36}}) {
+    for (int64_t n : {1, 7, 64, 129}) {
+      for (int64_t pos0 : {0, 37}) {
+        for (bool f16 : {false, true}) {
+          const int64_t hd = s.h * s.d;
+          const TestKv kv(rng, pos0 + n + 5, pos0 + n, s.hk, s.d, f16);
+          const std::vector<float> q = random_floats(rng, size_t(n * hd), 2.0f);
+          std::vector<float> ref(size_t(n * hd)), out(size_t(n * hd)), tol(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) {
+            attention_decode_ref(std::span<const float>(q.data() + i * hd, size_t(hd)), s.h, kv.view, pos0 + i + 1,
+                                 std::span<float>(ref.data() + i * hd, size_t(hd)));
+            tol[size_t(i)] = attention_tolerance(q.data() + i * hd, s.h, kv.view, pos0 + i + 1);
+          }
+          auto check = [&](const char* what) {
+            for (int64_t j = 0; j < n * hd; ++j) {
+              INFO(what << " h=" << s.h << " hk=" << s.hk << " d=" << s.d << " n=" << n << " pos0=" << pos0
+                        << " f16=" << f16 << " token " << j / hd << " value " << j % hd);
+              REQUIRE(std::fabs(out[size_t(j)] - ref[size_t(j)]) <= tol[size_t(j / hd)]);
+            }
+          };
+          for (ThreadPool* pool : {&pool1, &pool2}) {
+            std::fill(out.begin(), out.end(), -7.0f);
+            attention_prefill(q, n, s.h, kv.view, pos0, out, *pool);
+            check(pool->size() == 1 ? "active ISA, 1 thread" : "active ISA, 2 threads");
+          }
+          for (Isa isa : supported_isas()) {
+            std::fill(out.begin(), out.end(), -7.0f);
+            attn::prefill_with(attn::attention_kernels(isa), q, n, s.h, kv.view, pos0, out, pool2);
+            check(isa == Isa::scalar ? "scalar" : isa == Isa::avx2 ? "avx2" : "avx512");
+          }
+        }
+      }
     }
   }
-  CHECK_THROWS(attention_prefill(q, n + 1, h, kv, pos0, out, pool));
+  const TestKv kv(rng, 16, 16, 3, 64, false);
+  const std::vector<float> q = random_floats(rng, size_t(11 * 9 * 64));
+  std::vector<float> out(q.size());
+  CHECK_THROWS(attention_prefill(q, 12, 9, kv.view, 5, out, pool2));  // q holds 11 tokens
+  CHECK_THROWS(attention_prefill(q, 11, 9, kv.view, -1, out, pool2));
 }
