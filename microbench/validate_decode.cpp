@@ -120,6 +120,9 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
     if (n == 1 && !prefill) {  // one region for q, k and v, as the engine's decode does
       const kernels::GemvTarget t[] = {{&L.wq.view, q_.data()}, {&L.wk.view, k_.data()}, {&L.wv.view, v_.data()}};
       kernels::gemv_multi(t, xn_.span().subspan(0, static_cast<size_t>(H)), pool);
+    } else if (!prefill) {  // batched decode: q, k and v of all n sequences in one region, weights read once
+      const kernels::GemvBatchTarget t[] = {{&L.wq.view, q_.data()}, {&L.wk.view, k_.data()}, {&L.wv.view, v_.data()}};
+      kernels::gemv_batch_multi(t, xn_.span().subspan(0, static_cast<size_t>(n * H)), n, pool);
     } else {
       matmul(L.wq.view, xn_, n, q_, pool, prefill);
       matmul(L.wk.view, xn_, n, k_, pool, prefill);
@@ -127,18 +130,22 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
     }
     for (int64_t i = 0; i < n; ++i) {
       // Decode: row i is sequence i's new token at position t - 1; prefill: token i of sequence 0.
-      const int64_t seq = prefill ? 0 : i, pos = prefill ? i : t_ - 1, span_t = pos + 1;
+      const int64_t seq = prefill ? 0 : i, pos = prefill ? i : t_ - 1;
       kernels::rope(row(q_, i, qd), m_.heads, m_.head_dim, pos, theta);
       kernels::rope(row(k_, i, kvd), m_.kv_heads, m_.head_dim, pos, theta);
-      float* kc = L.k_cache.data() + seq * max_t_ * kvd;
-      float* vc = L.v_cache.data() + seq * max_t_ * kvd;
-      std::memcpy(kc + pos * kvd, k_.data() + i * kvd, sizeof(float) * kvd);
-      std::memcpy(vc + pos * kvd, v_.data() + i * kvd, sizeof(float) * kvd);
-      if (!prefill) {
-        const kernels::KvView kv{kc, vc, false, m_.kv_heads, m_.head_dim};
-        kernels::attention_decode(row(q_, i, qd), m_.heads, kv, span_t, row(att_, i, qd), pool);
-      }
+      std::memcpy(L.k_cache.data() + (seq * max_t_ + pos) * kvd, k_.data() + i * kvd, sizeof(float) * kvd);
+      std::memcpy(L.v_cache.data() + (seq * max_t_ + pos) * kvd, v_.data() + i * kvd, sizeof(float) * kvd);
     }
+    auto attend = [&](int64_t i, kernels::ThreadPool& p) {  // sequence i's token over its own t positions
+      const kernels::KvView kv{L.k_cache.data() + i * max_t_ * kvd, L.v_cache.data() + i * max_t_ * kvd, false,
+                               m_.kv_heads, m_.head_dim};
+      kernels::attention_decode(row(q_, i, qd), m_.heads, kv, t_, row(att_, i, qd), p);
+    };
+    if (!prefill && n == 1) attend(0, pool);
+    else if (!prefill)  // one region for all sequences (each worker runs whole sequences; nested calls are serial)
+      pool.parallel_for(n, [&](int64_t b, int64_t e, int) {
+        for (int64_t i = b; i < e; ++i) attend(i, pool);
+      });
     if (prefill) {  // all (token, head) pairs of the causal prompt in one parallel region, as the engine does
       const kernels::KvView kv{L.k_cache.data(), L.v_cache.data(), false, m_.kv_heads, m_.head_dim};
       kernels::attention_prefill(q_.span().subspan(0, static_cast<size_t>(n * qd)), n, m_.heads, kv, 0,
@@ -150,6 +157,9 @@ void DecodeModel::forward(kernels::ThreadPool& pool, int64_t n, bool prefill) {
     const auto nf = static_cast<size_t>(n * F);
     if (n == 1 && !prefill) {  // gate, up and SwiGLU in one region, as the engine's decode does
       kernels::gemv_swiglu(L.gate.view, L.up.view, xn_.span().subspan(0, static_cast<size_t>(H)), act_.span().subspan(0, nf), pool);
+    } else if (!prefill) {
+      kernels::gemv_batch_swiglu(L.gate.view, L.up.view, xn_.span().subspan(0, static_cast<size_t>(n * H)), n,
+                                 act_.span().subspan(0, nf), pool);
     } else {
       matmul(L.gate.view, xn_, n, g_, pool, prefill);
       matmul(L.up.view, xn_, n, u_, pool, prefill);

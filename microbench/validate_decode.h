@@ -39,7 +39,9 @@ class DecodeModel {
   int64_t context() const { return t_; }
   // One decode step of `batch` sequences (1 <= batch <= max_batch): every layer (rmsnorm, q/k/v,
   // rope, attention of each sequence over its own t positions, o, residual, rmsnorm, gate/up, swiglu,
-  // down, residual), final rmsnorm and the LM head. Batch 1 uses gemv, above 1 gemv_batch (the weights read once for all sequences).
+  // down, residual), final rmsnorm and the LM head. Batch 1 uses gemv; above 1 the batched kernels (weights
+  // read once for all sequences), q/k/v and gate/up fused and every sequence's attention in one region, so a
+  // layer has 5 parallel regions at any batch, as the engine's batch-1 decode has.
   void step(kernels::ThreadPool& pool, int64_t batch = 1);
   // Prefill of one prompt of `prompt` tokens (1 <= prompt <= min(max_prompt, max_context)): gemm over
   // the P rows, causal attention (token i attends over positions 0..i), logits of the last token.

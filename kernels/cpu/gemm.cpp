@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/cpu/batch_rows.h"
 #include "kernels/cpu/checks.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/thread_pool.h"
@@ -49,23 +50,13 @@ void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::s
   check_gemm("gemv_batch", W, X, n, Y);
   if (n == 0 || W.m == 0) return;
   const KernelTable& t = active_kernels();
-  const bool q8 = gemv_uses_q8_activations(W.format);
   thread_local std::vector<Q8Activations> xq_buffer;  // reused across calls; read by every worker by reference
   std::vector<Q8Activations>& xq = xq_buffer;
-  if (int64_t(xq.size()) < kSmallGemmMaxN) xq.resize(size_t(kSmallGemmMaxN));
-  for (int64_t i0 = 0; i0 < n; i0 += kSmallGemmMaxN) {  // groups of up to 8 tokens, weights read once each
-    const int64_t g = std::min(kSmallGemmMaxN, n - i0);
-    if (q8)
-      for (int64_t i = 0; i < g; ++i) {
-        quantize_q8_for(t, W.format == WeightFormat::q4_1, X.data() + (i0 + i) * W.k, W.k, xq[size_t(i)]);
-      }
-    const float* xp = X.data() + i0 * W.k;
-    float* yp = Y.data() + i0 * W.m;
-    // Y rows of the group start at yp; gemm_small_rows writes Y[i * m + r]
-    pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) {
-      t.gemm_small_rows(W, xp, g, q8 ? xq.data() : nullptr, yp, r0, r1);
-    });
-  }
+  const bool q8 = quantize_rows_for(t, W.format, X.data(), n, W.k, xq);
+  const float* xp = X.data();
+  float* yp = Y.data();
+  // One parallel region for all n tokens: each worker's rows are read once (batch_rows slices them).
+  pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) { batch_rows(t, W, xp, n, q8 ? xq.data() : nullptr, yp, r0, r1); });
 }
 
 void gemm_ref(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) {
