@@ -44,7 +44,36 @@ struct Rates {
   const ChipSpec* chip = nullptr;
   bool use_measured = false;
   double per_layer_s = 0, per_step_s = 0;
+  double per_value_s = 0;  // seconds per value of a token's small ops (PassWork::elementwise_values)
 };
+
+// A calibrated rate at each measured input width k, from keys "<prefix><k>_flops_per_s" (in-cache
+// arithmetic, e.g. gemv_q4_1_arith_k576_flops_per_s) or "<prefix><k>_bytes_per_s" (DRAM streaming, e.g.
+// gemv_q8_0_stream_k576_bytes_per_s), sorted by k.
+std::vector<std::pair<double, double>> rates_by_width(const std::map<std::string, double>& measured,
+                                                     const std::string& prefix) {
+  std::vector<std::pair<double, double>> out;
+  const std::string suffix = prefix.find("_stream_k") != std::string::npos ? "_bytes_per_s" : "_flops_per_s";
+  for (auto it = measured.lower_bound(prefix); it != measured.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    const std::string& key = it->first;
+    if (key.size() <= prefix.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string digits = key.substr(prefix.size(), key.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || !(it->second > 0)) continue;
+    out.emplace_back(std::stod(digits), it->second);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Rate at width k: linear in log k between the nearest measured widths, the end values beyond them.
+double rate_at_width(const std::vector<std::pair<double, double>>& rates, double k) {
+  if (k <= rates.front().first) return rates.front().second;
+  if (k >= rates.back().first) return rates.back().second;
+  auto hi = std::lower_bound(rates.begin(), rates.end(), std::make_pair(k, 0.0));
+  auto lo = hi - 1;
+  const double f = std::log(k / lo->first) / std::log(hi->first / lo->first);
+  return lo->second + f * (hi->second - lo->second);
+}
 
 // Attained rate for an op: calibrated kernel rates where the chip has them (decode GEMV bytes/s,
 // prefill GEMM FLOP/s per format), else the efficiency-scaled datasheet figures.
@@ -66,9 +95,31 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       std::string kind = "gemv_";
       if (tokens >= 16 && get("gemv_batch16_" + k + "_bytes_per_s") > 0) kind = "gemv_batch16_";
       else if (tokens >= 2 && get("gemv_batch4_" + k + "_bytes_per_s") > 0) kind = "gemv_batch4_";
-      if (double v = get(kind + k + "_bytes_per_s"); v > 0) bw = v;
+      // The memory roof is the format's single-token streaming rate (what DRAM delivers to this kernel
+      // family); several tokens only add arithmetic, priced by the batched kernel's in-cache rate. (The
+      // batched run at the DRAM shape is the check: at k = 4096 four tokens' activations spill L1, which the
+      // in-cache k = 4096 rate shows too.) Without a single-token rate, the batched streaming one.
+      if (double v = get("gemv_" + k + "_bytes_per_s"); v > 0) bw = v;
+      else if (double v2 = get(kind + k + "_bytes_per_s"); v2 > 0) bw = v2;
       if (double v = get(kind + k + "_arith_flops_per_s"); v > 0) fl = v;
       else if (double v2 = get(kind + k + "_flops_per_s"); v2 > 0 && kind != "gemv_") fl = v2;  // its streaming run's rate
+      // Both rates depend on the row length k (per-row reductions, partial SIMD groups, the prefetchers
+      // restarting every row: q8_0 streams at 43 GB/s at k = 4096 but 24 GB/s at k = 576 on this VM).
+      // With rates measured at several widths, each of the op's widths gets its own memory and compute
+      // roof and its own max(); the widths' times add.
+      const auto streams = rates_by_width(r.chip->measured, "gemv_" + k + "_stream_k");
+      const auto ariths = rates_by_width(r.chip->measured, kind + k + "_arith_k");
+      if ((!streams.empty() || !ariths.empty()) && !op.widths.empty()) {
+        double total = 0, memory = 0, compute = 0;
+        for (const auto& [width, share] : op.widths) {
+          const double tm = share * op.bytes() / (streams.empty() ? bw : rate_at_width(streams, width));
+          const double tc = share * op.flops / (ariths.empty() ? fl : rate_at_width(ariths, width));
+          total += std::max(tm, tc);
+          (tc > tm ? compute : memory) += std::max(tm, tc);
+        }
+        if (bound) *bound = compute > memory ? "compute" : "memory";
+        return total;
+      }
     }
     if (op.kind == "matmul" && !decode) {
       if (double v = get("gemm_" + k + "_flops_per_s"); v > 0) fl = v;
@@ -81,6 +132,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
     }
     if (op.kind == "attention") {
       if (double v = get("attention_" + std::string(op.weight_format == "fp32" ? "f32" : "f16") + "_bytes_per_s"); v > 0) bw = v;
+      // Causal prefill attention is arithmetic (QK^T and PV over P(P+1)/2 pairs): its measured FLOP/s
+      // (fp32 scores whatever the KV format) is the compute ceiling, not the GEMM's or the peak.
+      if (!decode)
+        if (double v = get("attention_prefill_f32_flops_per_s"); v > 0) fl = v;
     }
   }
   const double tm = op.bytes() / bw, tc = op.flops / fl;
@@ -111,7 +166,9 @@ PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double device
     t.s += s;
     (b == "compute" ? t.compute_s : t.memory_s) += s;
   }
-  t.s += r.per_layer_s * layers + r.per_step_s;
+  // Calibrated CPU: the layer's barriers, plus every token's small ops (norms, RoPE, SwiGLU) at the
+  // measured cost per value, so a small model's layer and a batch's or a prompt's tokens pay their own size.
+  t.s += (r.per_layer_s + r.per_value_s * w.elementwise_values * w.tokens) * layers + r.per_step_s;
   t.bound = t.compute_s > t.memory_s ? "compute" : "memory";
   return t;
 }
@@ -185,10 +242,20 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       }
       it = chip.measured.find("overhead_per_step_s");
       if (it != chip.measured.end()) rates.per_step_s = it->second;
+      // Split form: the 5 barriers of a layer alone, plus the small ops per value they touch. Measured
+      // together at Llama-3.1-8B's shape they are 66 µs, of which the barriers are 1.2 µs (workers spin
+      // between regions): at SmolLM2-135M's width the same layer's small ops take a seventh of that.
+      auto sync = chip.measured.find("overhead_sync_per_layer_s"), value = chip.measured.find("overhead_per_value_s");
+      if (sync != chip.measured.end() && value != chip.measured.end()) {
+        rates.per_layer_s = sync->second;
+        rates.per_value_s = value->second;
+      }
     }
     if (!(rates.per_layer_s >= 0 && rates.per_layer_s < 1)) throw InputError("--layer-overhead must be in [0, 1) seconds");
   }
+  // What one decode token's layer pays (barriers + its small ops), as reported.
   r.overhead_per_layer_s = rates.per_layer_s;
+  if (rates.per_value_s > 0) r.overhead_per_layer_s += rates.per_value_s * pass_work(m, p, PassShape{1, 1, 0, false}).elementwise_values;
 
   // Price and power.
   if (o.usd_per_hour || chip.usd_per_hour) {
@@ -348,7 +415,10 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     r.assumptions.push_back("KV read for every sequence every step; MoE layers read the experts the batch's tokens touch");
     r.assumptions.push_back("fixed cost per layer per pass: " + std::to_string(static_cast<int>(std::lround(rates.per_layer_s * 1e6))) +
                             " µs (" + r.provenance["overhead_per_layer_s"] + ": " + (cpu ? "thread synchronization" : "kernel launches and gaps") +
-                            "; --layer-overhead)");
+                            "; --layer-overhead)" +
+                            (rates.per_value_s > 0 ? ", plus each token's norms, RoPE and SwiGLU at " +
+                                                         std::to_string(rates.per_value_s * 1e9).substr(0, 4) + " ns per value (measured)"
+                                                   : std::string()));
     if (!calibrated)
       r.assumptions.push_back("efficiency: " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
                               "% of bandwidth, " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +

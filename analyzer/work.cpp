@@ -33,6 +33,22 @@ double group_params(const std::vector<TensorGroup>& groups, Pred pred) {
   return n;
 }
 
+// (input width, share of the weights) of the matrices matching a predicate; biases and norms (rows 1) left out.
+template <class Pred>
+std::vector<std::pair<double, double>> group_widths(const std::vector<TensorGroup>& groups, Pred pred) {
+  std::vector<std::pair<double, double>> widths;
+  double total = 0;
+  for (const auto& t : groups) {
+    if (!pred(t) || t.rows <= 1) continue;
+    total += t.params();
+    auto it = std::find_if(widths.begin(), widths.end(), [&](const auto& w) { return w.first == static_cast<double>(t.cols); });
+    if (it == widths.end()) widths.emplace_back(static_cast<double>(t.cols), t.params());
+    else it->second += t.params();
+  }
+  for (auto& w : widths) w.second /= total;
+  return widths;
+}
+
 void total_up(PassWork& w) {
   for (const auto& o : w.ops) {
     w.flops += o.flops;
@@ -67,6 +83,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     const double params = group_params(groups, cls_is(ParamClass::attention));
     o.flops = 2.0 * params * T;
     o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::attention; });
+    o.widths = group_widths(groups, cls_is(ParamClass::attention));
     const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
                               : static_cast<double>(m.heads * m.head_dim);
     o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.)
@@ -115,6 +132,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       OpCost o{"ffn", "matmul", p.format_of(ParamClass::dense_ffn).name};
       o.flops = 2.0 * params * T;
       o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::dense_ffn; });
+      o.widths = group_widths(groups, cls_is(ParamClass::dense_ffn));
       const double dense_layers = m.moe ? static_cast<double>(m.moe->dense_layers) : L;
       o.act_bytes = dense_layers * T * (2.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;
       o.count = dense_layers;
@@ -131,6 +149,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       OpCost o{param_class_name(c), "matmul", p.format_of(c).name};
       o.flops = 2.0 * params * T;
       o.weight_bytes = group_bytes(groups, p, [c](const TensorGroup& t) { return t.cls == c; });
+      o.widths = group_widths(groups, cls_is(c));
       o.count = moe_layers;
       w.ops.push_back(o);
     }
@@ -139,6 +158,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     const double per_expert = all / static_cast<double>(e.experts);
     const double touched = expected_experts_touched(e.experts, e.active_experts, T);
     w.experts_touched = touched;
+    o.widths = group_widths(groups, cls_is(ParamClass::experts));
     o.flops = 2.0 * per_expert * static_cast<double>(e.active_experts) * T;
     o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::experts; }) *
                      touched / static_cast<double>(e.experts);
@@ -154,6 +174,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     const double rows = s.logits_for_all ? T : static_cast<double>(s.seqs);
     o.flops = 2.0 * static_cast<double>(m.vocab) * d * rows;
     o.weight_bytes = p.format_of(c).bytes_for(m.vocab, m.hidden);
+    o.widths = {{d, 1.0}};
     o.act_bytes = rows * (d * a + static_cast<double>(m.vocab) * 4.0);
     w.ops.push_back(o);
   }
@@ -165,6 +186,16 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     o.act_bytes = T * d * a * 4.0 * L;
     o.count = L;
     w.ops.push_back(o);
+  }
+  {
+    double ffn_width = static_cast<double>(m.ffn);
+    if (m.moe) {
+      const auto& e = *m.moe;
+      const double shared_ffn = static_cast<double>(e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.expert_ffn);
+      ffn_width = static_cast<double>(e.active_experts * e.expert_ffn) + static_cast<double>(e.shared_experts) * shared_ffn;
+    }
+    w.elementwise_values = 4.0 * d + static_cast<double>((m.heads + m.kv_heads) * m.head_dim) + ffn_width;
+    w.tokens = T;
   }
   total_up(w);
   return w;

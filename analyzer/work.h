@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/memory.h"
@@ -19,6 +20,9 @@ struct OpCost {
   double kv_read_bytes = 0;
   double kv_write_bytes = 0;
   double count = 1;          // how many times the op runs per pass (layers)
+  // matmul: each input width k of the op's matrices and its share of the op's weights (shares sum to 1),
+  // so a kernel rate that depends on k (per-row overhead, partial SIMD groups) can be applied per width.
+  std::vector<std::pair<double, double>> widths;
   double bytes() const { return weight_bytes + act_bytes + kv_read_bytes + kv_write_bytes; }
 };
 
@@ -37,6 +41,11 @@ struct PassWork {
   double bytes() const { return weight_bytes + act_bytes + kv_read_bytes + kv_write_bytes; }
   double intensity() const { return flops / bytes(); }
   double experts_touched = 0;  // expected distinct routed experts per MoE layer (0 for dense)
+  // Values the small per-token ops of one layer touch for ONE token: 2 RMSNorms and 2 residual adds
+  // (4 x hidden), RoPE on q and k ((heads + kv_heads) x head_dim), the SwiGLU (FFN width; MoE: the active
+  // experts'). A CPU pays them once per token (calibrated per value).
+  double elementwise_values = 0;
+  double tokens = 0;  // tokens in the pass (sequences x new tokens)
 };
 
 // Faithful accounting: attention FLOPs grow with context (causal half in prefill), KV read for every

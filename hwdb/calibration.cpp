@@ -93,6 +93,12 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
     const json& o = object(j, "overhead", "");
     if (o.contains("per_layer_s")) set("overhead_per_layer_s", number(o, "per_layer_s", "overhead.", false));
     if (o.contains("per_step_s")) set("overhead_per_step_s", number(o, "per_step_s", "overhead.", false));
+    const double sync = o.contains("sync_per_layer_s") ? number(o, "sync_per_layer_s", "overhead.", false) : 0;
+    const double value = o.contains("per_value_s") ? number(o, "per_value_s", "overhead.", false) : 0;
+    if (sync > 0 && value > 0) {  // both or neither: the analyzer uses the split form only whole
+      set("overhead_sync_per_layer_s", sync);
+      set("overhead_per_value_s", value);
+    }
   }
   c.notes.push_back("calibrated: " + measured + " (rooftop calibrate" +
                     (j.value("quick", false) ? std::string(", quick") : std::string()) + ")");

@@ -47,7 +47,7 @@ void assign_ceilings(std::vector<KernelResult>& kernels, double dram_bytes_per_s
     k.ceiling.clear();
     k.ceiling_value = 0;
     k.fraction_of_ceiling = 0;
-    if (k.op == "gemm") {
+    if (k.op == "gemm" || k.op == "attention_prefill") {
       if (fp32 > 0) {
         k.ceiling = "peak_flops.fp32";
         k.ceiling_value = fp32;
@@ -91,11 +91,18 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
     std::function<void()> run;
   };
   std::vector<Step> steps;
-  const bool q = opt.quick;
+  const bool refresh = !opt.refresh_formats.empty();
+  const bool q = opt.quick || refresh;
+  auto wanted = [&](kernels::WeightFormat f) {
+    return !refresh || std::find(opt.refresh_formats.begin(), opt.refresh_formats.end(), f) != opt.refresh_formats.end();
+  };
   TimerOptions mem_opt{1, q ? 5 : 10, 0};
   TimerOptions sweep_opt{1, q ? 3 : 5, 0};
   TimerOptions peak_opt{1, q ? 5 : 9, 2e-3};
   TimerOptions kern_opt{1, q ? 5 : 9, q ? 5e-3 : 20e-3};
+  // A refresh's DRAM-sized GEMVs set the memory roof of every prediction that follows: 9 samples of
+  // >= 20 ms each (a single quick sample can catch a quiet or a busy second of a shared host).
+  const TimerOptions stream_opt = refresh ? TimerOptions{1, 9, 20e-3} : kern_opt;
   TimerOptions gemm_opt{1, q ? 3 : 5, 0};
 
   // STREAM arrays >= 4 x the last-level cache (at least 128 MiB each; quick mode caps at 4 x LLC).
@@ -105,43 +112,60 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   array_bytes = std::min<int64_t>(array_bytes, static_cast<int64_t>(rec.machine.memory_bytes > 0 ? rec.machine.memory_bytes / 8 : 1e12));
 
   steps.push_back({"STREAM, all threads", 2, [&] { rec.stream = measure_stream(pool, array_bytes, mem_opt); }});
-  steps.push_back({"STREAM, 1 thread", 2, [&] { rec.stream_1thread = measure_stream(single, array_bytes, mem_opt); }});
+  if (!refresh) steps.push_back({"STREAM, 1 thread", 2, [&] { rec.stream_1thread = measure_stream(single, array_bytes, mem_opt); }});
 
   const CacheSizes caches = aggregate_cache_sizes(rec.machine.l1d_bytes, rec.machine.l2_bytes, rec.machine.l3_bytes, rec.threads);
-  steps.push_back({"working-set sweep", q ? 2.0 : 6.0, [&] {
+  if (!refresh) steps.push_back({"working-set sweep", q ? 2.0 : 6.0, [&] {
                      const int64_t max_ws = q ? 256 * kMiB : 1024 * kMiB;
                      auto sizes = sweep_sizes(4096, max_ws, q ? 2.0 : std::sqrt(2.0));
                      rec.sweep = measure_sweep(pool, sizes, q ? 64.0 * kMiB : 256.0 * kMiB, sweep_opt);
                      rec.levels = detect_levels(rec.sweep, caches);
                    }});
-  steps.push_back({"peak arithmetic", 1, [&] { rec.peaks = measure_peaks(pool, peak_opt); }});
+  if (!refresh) steps.push_back({"peak arithmetic", 1, [&] { rec.peaks = measure_peaks(pool, peak_opt); }});
 
-  // GEMV at every format, at the Llama-3.1-8B FFN (DRAM, cycling copies past 4x the LLC), and at the
-  // Qwen2.5-1.5B and SmolLM2-135M FFNs, kept warm in the caches (the kernels' arithmetic rate).
-  for (const MatrixShape* sp : {&llama8b_ffn(), &model_matrix_shapes()[1], &smollm2_ffn()}) {
+  // GEMV at every format, at the Llama-3.1-8B FFN (DRAM, cycling copies past 4x the LLC), and at four
+  // widths kept warm in the caches (the kernels' arithmetic rate at each row length).
+  std::vector<const MatrixShape*> gemv_shapes = {&llama8b_ffn()};
+  for (const auto& s : in_cache_shapes()) gemv_shapes.push_back(&s);
+  for (const MatrixShape* sp : gemv_shapes) {
     const MatrixShape& s = *sp;
     const bool big = sp == &llama8b_ffn();
     for (auto f : all_formats()) {
+      if (!wanted(f)) continue;
       if (s.k % kernels::block_values(f) != 0) {
         rec.notes.push_back(skipped_shape("gemv", f, s));
         continue;
       }
       steps.push_back({std::string("gemv ") + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
                        big ? 1.0 : 0.3, [&, s, f, big] {
-                         KernelResult r = measure_gemv(pool, f, s.m, s.k, kern_opt, big ? 4 * llc : 0);
+                         KernelResult r = measure_gemv(pool, f, s.m, s.k, big ? stream_opt : kern_opt, big ? 4 * llc : 0);
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
+      // The same width streamed from DRAM ("gemv_<fmt>_stream_k<k>"): 32 MiB matrices of k-long rows,
+      // cycled past 4x the LLC. Short rows stream slower (per-row work, prefetchers restarting).
+      const bool streamed = !q || refresh || f == kernels::WeightFormat::f32 || f == kernels::WeightFormat::q8_0 ||
+                            f == kernels::WeightFormat::q4_1;
+      if (!big && streamed)
+        steps.push_back({std::string("gemv ") + kernels::format_name(f) + " stream k=" + std::to_string(s.k), 0.5, [&, s, f] {
+                           const int64_t rows = (int64_t{32} << 20) / kernels::row_bytes(f, s.k);
+                           KernelResult r = measure_gemv(pool, f, rows, s.k, stream_opt, 4 * llc);
+                           r.name += "_stream_k" + std::to_string(s.k);
+                           rec.kernels.push_back(r);
+                         }});
     }
   }
   // Batched decode (gemv_batch at n = 4 and 16): streaming rate at the Llama-3.1-8B FFN (cycling past 4x
-  // the LLC) and arithmetic rate at the Qwen2.5-1.5B FFN kept in cache.
+  // the LLC) and arithmetic rate at the in-cache widths.
   for (int64_t n : {int64_t{4}, int64_t{16}})
     for (auto f : all_formats())
-      for (const MatrixShape* sp : {&llama8b_ffn(), &model_matrix_shapes()[1]}) {
+      if (wanted(f) && (!refresh || opt.refresh_batched))
+      for (const MatrixShape* sp : gemv_shapes) {
         const MatrixShape& s = *sp;
         const bool big = sp == &llama8b_ffn();
-        if (q && f != kernels::WeightFormat::f32 && f != kernels::WeightFormat::q8_0 && f != kernels::WeightFormat::q4_1) continue;
+        if (refresh && big) continue;  // the analyzer prices batches by the in-cache rates (see speed.cpp)
+        if (q && !refresh && f != kernels::WeightFormat::f32 && f != kernels::WeightFormat::q8_0 && f != kernels::WeightFormat::q4_1) continue;
+        if (s.k % kernels::block_values(f) != 0) continue;  // (said for the single-token GEMV above)
         steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
                          big ? 1.0 : 0.3, [&, s, f, n, big] {
                            KernelResult r = measure_gemv_batch(pool, f, s.m, s.k, n, kern_opt, big ? 4 * llc : 0);
@@ -153,7 +177,9 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   using F = kernels::WeightFormat;
   std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
   if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q4_k, F::q6_k};
+  if (refresh) gemm_formats = opt.refresh_prefill ? opt.refresh_formats : std::vector<F>{};
   for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
+    if (refresh && gemm_formats.empty()) break;
     const MatrixShape& s = *sp;
     const bool big = sp == &llama8b_ffn();
     for (auto f : gemm_formats) {
@@ -176,7 +202,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                            rec.kernels.push_back(r);
                          }});
     }
-    if (have_openblas()) {
+    if (have_openblas() && !refresh) {
       steps.push_back({"OpenBLAS sgemm n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k), big ? 3.0 : 0.5,
                        [&, s, big] {
                          KernelResult r = measure_sgemm_openblas(rec.threads, s.m, s.k, kPrefillTokens, big ? gemm_opt : kern_opt);
@@ -189,15 +215,22 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                          }});
     }
   }
-  if (!have_openblas()) rec.notes.push_back("sgemm_openblas skipped: built without CBLAS (OpenBLAS not found at configure time)");
+  if (!have_openblas() && !refresh) rec.notes.push_back("sgemm_openblas skipped: built without CBLAS (OpenBLAS not found at configure time)");
 
   // Decode attention at t = 1024 over enough layers' KV caches to exceed 4 x the LLC.
   for (bool f16 : {false, true})
+    if (!(refresh && f16))  // validate's KV cache is fp32
     steps.push_back({std::string("attention ") + (f16 ? "f16" : "f32") + " t=1024", 1, [&, f16] {
                        AttentionShape a = llama8b_attention(1024);
                        const double per_layer = 2.0 * a.t * a.kv_heads * a.head_dim * (f16 ? 2 : 4);
                        const int64_t layers = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(4 * llc / per_layer)), 1, 64);
                        rec.kernels.push_back(measure_attention(pool, f16, a.heads, a.kv_heads, a.head_dim, a.t, layers, kern_opt));
+                     }});
+  // Causal prefill attention of a 256-token prompt with Llama-3.1-8B heads (in cache: compute-bound).
+  if (!refresh || opt.refresh_prefill)
+    steps.push_back({"prefill attention f32 P=256", 0.5, [&] {
+                       AttentionShape a = llama8b_attention(256);
+                       rec.kernels.push_back(measure_attention_prefill(pool, a.heads, a.kv_heads, a.head_dim, a.t, kern_opt));
                      }});
   steps.push_back({"fixed overhead per layer and step", 0.5, [&] { rec.overhead = measure_overhead(pool, kern_opt); }});
 
@@ -211,7 +244,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   if (progress) progress("done", 1.0);
 
   rec.memory_bandwidth_bytes_per_s = rec.stream.get("read").bytes_per_s;
-  rec.memory_bandwidth_1thread_bytes_per_s = rec.stream_1thread.get("read").bytes_per_s;
+  if (!refresh) rec.memory_bandwidth_1thread_bytes_per_s = rec.stream_1thread.get("read").bytes_per_s;
   assign_ceilings(rec.kernels, rec.memory_bandwidth_bytes_per_s, rec.levels, caches, best_peaks(rec.peaks));
   // Prefill GEMM as t(n) = A + B n on the large shape, from n = 16 and n = 128: A / weight bytes is the
   // dequantize-and-pack rate ("gemm_<fmt>_pack_bytes_per_s"), 2 m k / B the marginal FLOP/s
@@ -256,6 +289,14 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
     a.name = kind + kernels::format_name(f) + "_arith";
     a.ceiling = "peak_flops";
     rec.kernels.push_back(a);
+    // And per input width ("<kind><fmt>_arith_k<k>"): the analyzer applies each matrix's own row length.
+    for (const auto& k : std::vector<KernelResult>(rec.kernels))
+      if (k.name.rfind(prefix, 0) == 0 && k.working_set_bytes <= llc) {
+        KernelResult w = k;
+        w.name = kind + kernels::format_name(f) + "_arith_k" + std::to_string(k.k);
+        w.ceiling = "peak_flops";
+        rec.kernels.push_back(w);
+      }
   }
 
   // Say what was skipped and which figures are imprecise.

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/kernels.h"
 #include "microbench/calibration_record.h"
 
 namespace rooftop::microbench {
@@ -11,6 +12,13 @@ namespace rooftop::microbench {
 struct CalibrateOptions {
   bool quick = false;  // fewer repetitions, smaller sweep and fewer shapes (under a minute on 2 cores)
   int threads = 0;     // 0 = every logical CPU
+  // Refresh (non-empty): quick timers, and only what the analyzer's prediction for these weight formats
+  // reads: STREAM (all threads), their GEMV rates (+ gemv_batch at n = 4, 16 when refresh_batched; + GEMM
+  // n = 16, 128 and prefill attention when refresh_prefill), decode attention (fp32 KV) and the fixed
+  // costs. `rooftop validate` refreshes before each format's points: this VM's bandwidth drifts by up
+  // to +-30% from one minute to the next. Overlaying the record keeps every figure it did not measure.
+  std::vector<kernels::WeightFormat> refresh_formats;
+  bool refresh_batched = false, refresh_prefill = false;
 };
 
 // Called before each step with its label and the fraction of the run already done (0..1).

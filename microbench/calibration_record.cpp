@@ -49,7 +49,8 @@ std::string calibration_json(const CalibrationRecord& r) {
                   {"l1d_bytes", m.l1d_bytes}, {"l2_bytes", m.l2_bytes}, {"l3_bytes", m.l3_bytes},
                   {"memory_bytes", m.memory_bytes}, {"fingerprint", r.fingerprint}, {"isa_used", r.isa_used}};
   j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
-  j["memory_bandwidth_1thread_bytes_per_s"] = r.memory_bandwidth_1thread_bytes_per_s;
+  if (r.memory_bandwidth_1thread_bytes_per_s > 0)  // absent from a refresh (validate): no 1-thread STREAM
+    j["memory_bandwidth_1thread_bytes_per_s"] = r.memory_bandwidth_1thread_bytes_per_s;
   j["stream"] = stream_json(r.stream);
   j["stream_1thread"] = stream_json(r.stream_1thread);
   j["stream_detail"] = {stream_detail_json(r.stream), stream_detail_json(r.stream_1thread)};
@@ -92,6 +93,7 @@ std::string calibration_json(const CalibrationRecord& r) {
   }
   j["kernels"] = kernels;
   j["overhead"] = {{"per_layer_s", r.overhead.per_layer_s}, {"per_step_s", r.overhead.per_step_s},
+                   {"sync_per_layer_s", r.overhead.sync_per_layer_s}, {"per_value_s", r.overhead.per_value_s},
                    {"layer_seconds", stats_json(r.overhead.layer_seconds)},
                    {"step_seconds", stats_json(r.overhead.step_seconds)}};
   j["notes"] = r.notes;

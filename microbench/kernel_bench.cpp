@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/cpu/fused.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/buffer.h"
@@ -34,27 +35,46 @@ AlignedFloats signed_random(int64_t n, uint32_t seed) {
 }
 }  // namespace
 
+struct GemvStream::Impl {
+  kernels::WeightFormat format;
+  int64_t m, k;
+  std::vector<RandomWeights> copies;
+  AlignedFloats x, y;
+  size_t next = 0;
+};
+
+GemvStream::GemvStream(kernels::WeightFormat format, int64_t m, int64_t k, double min_working_set_bytes, uint32_t seed)
+    : impl_(new Impl{format, m, k, {}, signed_random(k, seed + 1), AlignedFloats(m, seed + 2), 0}) {
+  impl_->copies.push_back(random_weights(format, m, k, seed));
+  const double one = static_cast<double>(impl_->copies[0].view.bytes());
+  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
+  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c)
+    impl_->copies.push_back(random_weights(format, m, k, seed + static_cast<uint32_t>(c)));
+}
+
+GemvStream::~GemvStream() { delete impl_; }
+
+KernelResult GemvStream::measure(kernels::ThreadPool& pool, const TimerOptions& opt) {
+  Impl& g = *impl_;
+  const double one = static_cast<double>(g.copies[0].view.bytes());
+  KernelResult r;
+  r.name = std::string("gemv_") + kernels::format_name(g.format);
+  r.op = "gemv";
+  r.format = kernels::format_name(g.format);
+  r.m = g.m, r.k = g.k, r.n = 1;
+  r.bytes_per_call = one + 4.0 * static_cast<double>(g.k + g.m);
+  r.flops_per_call = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.k);
+  r.working_set_bytes = one * static_cast<double>(g.copies.size());
+  return finish(r, time_per_call([&] {
+    kernels::gemv(g.copies[g.next].view, g.x.span(), g.y.span(), pool);
+    g.next = (g.next + 1) % g.copies.size();
+  }, opt));
+}
+
 KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           const TimerOptions& opt, double min_working_set_bytes) {
-  std::vector<RandomWeights> copies;
-  copies.push_back(random_weights(format, m, k, 11));
-  const double one = static_cast<double>(copies[0].view.bytes());
-  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
-  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c) copies.push_back(random_weights(format, m, k, 11 + static_cast<uint32_t>(c)));
-  size_t next = 0;
-  AlignedFloats x = signed_random(k, 12), y(m, 13);
-  KernelResult r;
-  r.name = std::string("gemv_") + kernels::format_name(format);
-  r.op = "gemv";
-  r.format = kernels::format_name(format);
-  r.m = m, r.k = k, r.n = 1;
-  r.bytes_per_call = one + 4.0 * static_cast<double>(k + m);
-  r.flops_per_call = 2.0 * static_cast<double>(m) * static_cast<double>(k);
-  r.working_set_bytes = one * static_cast<double>(copies.size());
-  return finish(r, time_per_call([&] {
-    kernels::gemv(copies[next].view, x.span(), y.span(), pool);
-    next = (next + 1) % copies.size();
-  }, opt));
+  GemvStream stream(format, m, k, min_working_set_bytes);
+  return stream.measure(pool, opt);
 }
 
 KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
@@ -140,6 +160,28 @@ KernelResult measure_attention(kernels::ThreadPool& pool, bool f16, int64_t head
     layer = (layer + 1) % layers;
   };
   return finish(r, time_per_call(fn, opt));
+}
+
+KernelResult measure_attention_prefill(kernels::ThreadPool& pool, int64_t heads, int64_t kv_heads, int64_t head_dim,
+                                       int64_t prompt, const TimerOptions& opt) {
+  const int64_t P = std::max<int64_t>(prompt, 1);
+  AlignedFloats kf = signed_random(P * kv_heads * head_dim, 41), vf = signed_random(P * kv_heads * head_dim, 42);
+  AlignedFloats q = signed_random(P * heads * head_dim, 43), out(P * heads * head_dim, 44);
+  KernelResult r;
+  r.name = "attention_prefill_f32";
+  r.op = "attention_prefill";
+  r.format = "f32";
+  r.heads = heads, r.kv_heads = kv_heads, r.head_dim = head_dim, r.t = P;
+  r.m = heads, r.k = P, r.n = P;
+  const double pairs = static_cast<double>(P) * static_cast<double>(P + 1) / 2.0;
+  r.bytes_per_call = 8.0 * static_cast<double>(P * kv_heads * head_dim) + 8.0 * static_cast<double>(P * heads * head_dim);
+  r.flops_per_call = 4.0 * static_cast<double>(heads * head_dim) * pairs;
+  kernels::KvView kv;
+  kv.k = kf.data();
+  kv.v = vf.data();
+  kv.kv_heads = kv_heads;
+  kv.head_dim = head_dim;
+  return finish(r, time_per_call([&] { kernels::attention_prefill(q.span(), P, heads, kv, 0, out.span(), pool); }, opt));
 }
 
 #ifdef ROOFTOP_HAVE_CBLAS

@@ -29,6 +29,22 @@ struct KernelResult {
   double fraction_of_ceiling = 0;
 };
 
+// Copies of a random W (m, k) in `format`, enough to exceed min_working_set_bytes (at least one), and
+// their GEMV timed on demand: `rooftop validate` re-measures a format's streaming rate right before and
+// after each decode point with the same matrices (allocated once).
+class GemvStream {
+ public:
+  GemvStream(kernels::WeightFormat format, int64_t m, int64_t k, double min_working_set_bytes, uint32_t seed = 11);
+  ~GemvStream();
+  GemvStream(const GemvStream&) = delete;
+  GemvStream& operator=(const GemvStream&) = delete;
+  KernelResult measure(kernels::ThreadPool& pool, const TimerOptions& opt);
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
 // y (m) = W (m, k) x (k) with W random in `format`. With min_working_set_bytes > 0 the calls cycle
 // through enough distinct copies of W to exceed it (4 x the LLC measures DRAM, not a warm L3).
 KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
@@ -44,6 +60,11 @@ KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat forma
 // as in a real step over many layers); KV in fp16 when f16, else fp32.
 KernelResult measure_attention(kernels::ThreadPool& pool, bool f16, int64_t heads, int64_t kv_heads,
                                int64_t head_dim, int64_t t, int64_t layers, const TimerOptions& opt);
+
+// Causal prefill attention of a `prompt`-token prompt (fp32 KV of the prompt itself, positions 0..P-1):
+// FLOPs 4 x h x d x P (P + 1) / 2 (QK^T and PV over the causal pairs); named "attention_prefill_f32".
+KernelResult measure_attention_prefill(kernels::ThreadPool& pool, int64_t heads, int64_t kv_heads, int64_t head_dim,
+                                       int64_t prompt, const TimerOptions& opt);
 
 // True when this build links a CBLAS (OpenBLAS); the two functions below throw std::runtime_error otherwise.
 bool have_openblas();

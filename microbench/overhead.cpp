@@ -30,6 +30,16 @@ OverheadResult measure_overhead(kernels::ThreadPool& pool, const TimerOptions& o
   auto add = [&](AlignedFloats& a, const AlignedFloats& b) {
     for (int64_t i = 0; i < a.size(); ++i) a.data()[i] += b.data()[i] * 1e-3f;
   };
+  auto small_ops = [&] {  // the layer below without its barriers
+    kernels::rmsnorm(x.span(), w.span(), 1e-5f, nx.span());
+    kernels::rope(q.span(), heads, d, pos, 500000.f);
+    kernels::rope(kk.span(), kv_heads, d, pos, 500000.f);
+    add(res, nx);
+    kernels::rmsnorm(res.span(), w.span(), 1e-5f, nx.span());
+    kernels::swiglu(gate.span(), up.span(), act.span());
+    add(x, res);
+    pos = (pos + 1) % 4096;
+  };
   auto layer = [&] {
     kernels::rmsnorm(x.span(), w.span(), 1e-5f, nx.span());
     // The project's engine runs a decode layer as 5 parallel regions (engine/forward.cpp): q/k/v fused,
@@ -56,6 +66,10 @@ OverheadResult measure_overhead(kernels::ThreadPool& pool, const TimerOptions& o
   OverheadResult r;
   r.layer_seconds = time_per_call(layer, opt);
   r.per_layer_s = r.layer_seconds.median;
+  r.sync_seconds = time_per_call([&] { for (int i = 0; i < 5; ++i) barrier(); }, opt);
+  r.sync_per_layer_s = r.sync_seconds.median;
+  r.small_ops_seconds = time_per_call(small_ops, opt);
+  r.per_value_s = r.small_ops_seconds.median / static_cast<double>(4 * hidden + (heads + kv_heads) * d + ffn);
   r.step_seconds = time_per_call(step, opt);
   r.per_step_s = r.step_seconds.median;
   g_overhead_sink += touched[0];

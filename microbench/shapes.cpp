@@ -12,6 +12,16 @@ const std::vector<MatrixShape>& model_matrix_shapes() {
   return shapes;
 }
 
+const std::vector<MatrixShape>& in_cache_shapes() {
+  static const std::vector<MatrixShape> shapes = {
+      {"smollm2-135m", "ffn_up", 1536, 576},     // intermediate_size 1536, hidden_size 576
+      {"qwen2.5-0.5b", "ffn_up", 4864, 896},     // intermediate_size 4864, hidden_size 896
+      {"qwen2.5-1.5b", "ffn_up", 8960, 1536},    // intermediate_size 8960, hidden_size 1536
+      {"llama-3.1-8b", "attn_k", 1024, 4096},    // 8 KV heads x head_dim 128, hidden_size 4096
+  };
+  return shapes;
+}
+
 const MatrixShape& llama8b_ffn() { return model_matrix_shapes()[0]; }
 const MatrixShape& smollm2_ffn() { return model_matrix_shapes()[2]; }
 

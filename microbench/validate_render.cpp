@@ -1,4 +1,5 @@
 // Renderers for the validate sweep: every view is computed from the same SweepResult record.
+#include <algorithm>
 #include "microbench/validate_render.h"
 
 #include <cmath>
@@ -57,7 +58,8 @@ std::string validate_summary_line(const SweepResult& r) {
   return "Analyzer |error|: memory-bound median " + pct_abs(s.memory_bound.median_abs) + ", worst " +
          pct_abs(s.memory_bound.max_abs) + " (" + std::to_string(s.memory_bound.count) + " points); compute-bound median " +
          pct_abs(s.compute_bound.median_abs) + ", worst " + pct_abs(s.compute_bound.max_abs) + " (" +
-         std::to_string(s.compute_bound.count) + " points). Plain law |error|: median " + pct_abs(s.law.median_abs) +
+         std::to_string(s.compute_bound.count) + " points, " + std::to_string(s.compute_agree) +
+         " of them measured below " + num(100 * kComputeAgreeFraction, "%.0f") + "% of the bandwidth, as a compute bound would). Plain law |error|: median " + pct_abs(s.law.median_abs) +
          ", worst " + pct_abs(s.law.max_abs) + ". Prefill (TTFT) |error|: median " + pct_abs(s.prefill.median_abs) +
          ", worst " + pct_abs(s.prefill.max_abs) + " (" + std::to_string(s.prefill.count) + " points).";
 }
@@ -140,6 +142,12 @@ std::string validate_teaches(const SweepResult& r) {
   else
     s << "It called no decode point compute-bound.";
   s << " " << validate_batch_words(r) << validate_terms_words(r);
+  if (const auto& bw = r.refreshed_bandwidths_bytes_per_s; bw.size() > 1) {
+    const auto [lo_bw, hi_bw] = std::minmax_element(bw.begin(), bw.end());
+    s << " The calibration was refreshed before each format's points (" << bw.size()
+      << " times): STREAM read ranged " << num(*lo_bw / 1e9) << "-" << num(*hi_bw / 1e9)
+      << " GB/s across the sweep, a drift the predictions followed instead of counting it as error.";
+  }
   std::vector<double> spreads;
   for (const auto& p : r.points) spreads.push_back(p.measured_spread);
   if (const double sp = median(spreads); sp > 0.10)
@@ -225,7 +233,8 @@ std::string validate_json(const SweepResult& r) {
                       {"relative_error", p.relative_error},
                       {"bound", p.bound},
                       {"law_tokens_per_s", p.law_tokens_per_s},
-                      {"law_relative_error", p.law_relative_error}});
+                      {"law_relative_error", p.law_relative_error},
+                      {"probe_bytes_per_s", p.probe_bytes_per_s}});
   const auto& s = r.summary;
   json j = {{"chip",
              {{"id", r.chip_id},
@@ -236,6 +245,7 @@ std::string validate_json(const SweepResult& r) {
             {"threads", r.threads},
             {"points", points},
             {"skipped", r.skipped},
+            {"refreshed_bandwidths_bytes_per_s", r.refreshed_bandwidths_bytes_per_s},
             {"summary",
              {{"median_abs_error_memory_bound", opt(s.memory_bound.median_abs)},
               {"max_abs_error_memory_bound", opt(s.memory_bound.max_abs)},
@@ -243,6 +253,7 @@ std::string validate_json(const SweepResult& r) {
               {"median_abs_error_compute_bound", opt(s.compute_bound.median_abs)},
               {"max_abs_error_compute_bound", opt(s.compute_bound.max_abs)},
               {"compute_bound_points", s.compute_bound.count},
+              {"compute_bound_points_measured_agree", s.compute_agree},
               {"median_abs_error_law", opt(s.law.median_abs)},
               {"max_abs_error_law", opt(s.law.max_abs)},
               {"median_abs_error_prefill", opt(s.prefill.median_abs)},

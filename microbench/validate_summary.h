@@ -38,6 +38,10 @@ struct ValidatePoint {
   std::string bound;                  // the analyzer's bound: "memory" or "compute"
   double law_tokens_per_s = 0;        // the plain law: bandwidth / bytes per token
   double law_relative_error = 0;      // law / measured - 1
+  // With refresh_calibration: the format's single-token GEMV streaming rate at the model's hidden width
+  // (32 MiB matrices cycled past 4x the LLC), the mean of a measurement right before and one right after
+  // this point's samples; the prediction's memory roof at that width. 0 when not probed.
+  double probe_bytes_per_s = 0;
   // Decode tok/s predicted with the first i + 1 terms of the model, and its error (NaN for prefill).
   std::array<double, kTermSets> term_tokens_per_s{nan(), nan(), nan(), nan()};
   std::array<double, kTermSets> term_relative_error{nan(), nan(), nan(), nan()};
@@ -59,10 +63,15 @@ struct TermStats {
 struct ValidateSummary {
   ErrorStats memory_bound;   // analyzer's error over decode points it calls memory-bound
   ErrorStats compute_bound;  // ... over decode points it calls compute-bound
+  // Of those, how many the measurement agrees with: they drew less than kComputeAgreeFraction of the
+  // bandwidth figure, so memory was not what held them back.
+  int compute_agree = 0;
   ErrorStats law;            // the plain law's error over every decode point
   ErrorStats prefill;        // the analyzer's TTFT-derived tok/s error over prefill points
   std::vector<TermStats> terms;  // one per term set, in order; the last equals the full analyzer
 };
+
+inline constexpr double kComputeAgreeFraction = 0.7;
 
 // Name of term set i (0 <= i < kTermSets).
 const char* term_set_name(int i);

@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <new>
 #include <sstream>
 
 #include "analyzer/memory.h"
 #include "analyzer/speed.h"
+#include "hwdb/calibration.h"
+#include "hwdb/host_cpu.h"
+#include "microbench/kernel_bench.h"
+#include "microbench/calibrate.h"
 #include "microbench/validate_decode.h"
 #include "microbench/validate_terms.h"
 
@@ -205,21 +210,52 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         continue;
       }
       if (progress) progress("[" + std::to_string(index) + "/" + std::to_string(total) + "] " + name + " (" + gb(need) + ")");
+      ChipSpec now = chip;
+      if (config.refresh_calibration && r.calibrated) {
+        CalibrateOptions copt;
+        copt.threads = config.threads;
+        copt.refresh_formats = {f};
+        copt.refresh_batched = batched;
+        copt.refresh_prefill = prefill;
+        const CalibrationRecord rec = run_calibration(copt);
+        std::string why;
+        now = hwdb::apply_calibration(chip, calibration_json(rec), &why);
+        if (!why.empty()) r.skipped.push_back(name + ": refreshed calibration rejected (" + why + "); the stored one is used");
+        else r.refreshed_bandwidths_bytes_per_s.push_back(rec.memory_bandwidth_bytes_per_s);
+      }
       try {
+        // The memory roof of this format, re-measured around every decode point (0.2 s before, 0.2 s after):
+        // the host's bandwidth moves within the minute a group takes.
+        std::unique_ptr<GemvStream> probe;
+        if (config.refresh_calibration && r.calibrated && decode) {
+          const auto info = hwdb::host_cpu_info();
+          const double llc = std::max({info.l3_bytes, info.l2_bytes, 8.0 * (1 << 20)});
+          // 32 MiB matrices of the model's hidden width (the k of q, k, v, gate, up and the LM head),
+          // the same shape calibrate streams at its widths.
+          probe = std::make_unique<GemvStream>(f, (int64_t{32} << 20) / kernels::row_bytes(f, m.hidden), m.hidden, 4 * llc);
+        }
+        const TimerOptions probe_opt{1, 5, 20e-3};
+        const std::string roof_key = std::string("gemv_") + kernels::format_name(f) + "_stream_k" + std::to_string(m.hidden) + "_bytes_per_s";
         DecodeModel model(m, f, max_context, 0x5eed + static_cast<uint32_t>(index), max_batch, max_prompt);
         std::vector<int64_t> batches = {1};
         if (batched) batches.insert(batches.end(), plan.batches.begin(), plan.batches.end());
         for (int64_t b : decode ? batches : std::vector<int64_t>{})
           for (int64_t c : plan.contexts) {
             model.set_context(c);
+            const double before = probe ? probe->measure(pool, probe_opt).bytes_per_s : 0;
             ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b);
-            predict_point(m, chip, p);
+            ChipSpec at_point = now;
+            if (probe) {
+              p.probe_bytes_per_s = 0.5 * (before + probe->measure(pool, probe_opt).bytes_per_s);
+              at_point.measured[roof_key] = p.probe_bytes_per_s;
+            }
+            predict_point(m, at_point, p);
             r.points.push_back(std::move(p));
           }
         for (int64_t prompt : prefill ? plan.prompts : std::vector<int64_t>{}) {
           // A prefill lasts far longer than a decode step: fewer samples keep the sweep short.
           ValidatePoint p = time_prefill_point(m, f, model, pool, 1, std::max(3, config.repetitions / 2), prompt);
-          predict_point(m, chip, p);
+          predict_point(m, now, p);
           r.points.push_back(std::move(p));
         }
       } catch (const std::bad_alloc&) {

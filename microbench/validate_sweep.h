@@ -39,6 +39,10 @@ struct SweepConfig {
   int threads = 0;               // 0 = hardware concurrency
   double max_memory_bytes = 0;   // a configuration allocating more is skipped
   int warmup = 2, repetitions = 7;
+  // Re-measure the calibrated figures a format's prediction reads (run_calibration's refresh mode, a few
+  // seconds) right before that format's points, and predict from them: the error then measures the model,
+  // not the drift of a shared machine between the calibration and the run. Only for a calibrated CPU.
+  bool refresh_calibration = false;
 };
 
 struct SweepResult {
@@ -49,6 +53,8 @@ struct SweepResult {
   int threads = 0;
   std::vector<ValidatePoint> points;
   std::vector<std::string> skipped;          // one line per skipped configuration, with the reason
+  // With refresh_calibration: the STREAM read bandwidth of each refresh, in sweep order (the drift).
+  std::vector<double> refreshed_bandwidths_bytes_per_s;
   ValidateSummary summary;
 };
 

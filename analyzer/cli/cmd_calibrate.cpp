@@ -59,14 +59,16 @@ std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, c
   k.title = "kernels (median per call; fraction of the ceiling it is bound by)";
   k.headers = {"kernel", "shape", "time", "bandwidth", "FLOP/s", "ceiling", "fraction"};
   for (const auto& x : r.kernels) {
-    std::string shape = x.op == "attention" ? "h" + std::to_string(x.heads) + " hk" + std::to_string(x.kv_heads) + " d" +
+    std::string shape = x.op.rfind("attention", 0) == 0 ? "h" + std::to_string(x.heads) + " hk" + std::to_string(x.kv_heads) + " d" +
                                                   std::to_string(x.head_dim) + " t" + std::to_string(x.t)
                                             : std::to_string(x.m) + "x" + std::to_string(x.k) + (x.n > 1 ? " n" + std::to_string(x.n) : "");
     k.rows.push_back({x.name, shape, reports::seconds(x.seconds.median) + (x.seconds.wide ? " WIDE" : ""),
                       reports::rate_bytes(x.bytes_per_s), reports::flops_rate(x.flops_per_s), x.ceiling, pct(x.fraction_of_ceiling)});
   }
   k.footnotes.push_back("overhead: " + reports::seconds(r.overhead.per_layer_s) + " per layer (5 parallel regions + small ops, as the engine's decode), " +
-                        reports::seconds(r.overhead.per_step_s) + " per step");
+                        reports::seconds(r.overhead.per_step_s) + " per step; split: " +
+                        reports::seconds(r.overhead.sync_per_layer_s) + " for the 5 barriers + " +
+                        reports::sig(r.overhead.per_value_s * 1e9) + " ns per value of the small ops (norms, RoPE, SwiGLU)");
   for (const auto& n : r.notes) k.footnotes.push_back("note: " + n);
   out.push_back(k);
   return out;
@@ -99,7 +101,9 @@ int run_calibrate(Context& ctx, const CalibrateArgs& a) {
     emit(ctx, a.out, a.out.format == "json" ? text : reports::render(gpu_tables(c), a.out.format));
     return kExitOk;
   }
-  microbench::CalibrateOptions opt{a.quick, a.threads};
+  microbench::CalibrateOptions opt;
+  opt.quick = a.quick;
+  opt.threads = a.threads;
   microbench::Progress progress;
   if (show)
     progress = [&ctx](const std::string& step, double done) {

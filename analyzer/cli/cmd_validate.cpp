@@ -68,8 +68,9 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-memory", o->max_memory_bytes,
                   "skip configurations that allocate more than this many bytes (default: half of MemTotal)");
   cmd->add_flag("--no-calibrate", o->no_calibrate,
-                "use the stored calibration as it is instead of re-measuring it (quick) first; a VM's bandwidth drifts "
-                "between runs, so by default the ceilings and the sweep are measured in the same minutes");
+                "use the stored calibration as it is instead of re-measuring it (quick) first and refreshing the rates "
+                "of each weight format right before its points; a VM's bandwidth drifts from minute to minute, so by "
+                "default the ceilings and the sweep are measured in the same minutes");
   cmd->add_option("--device", o->device, "cpu, or cuda:N for the GPU sweep (the plain law against measured GPU decode steps)")
       ->capture_default_str();
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
@@ -118,6 +119,7 @@ void register_validate(CLI::App& app, Context& ctx) {
         copt.quick = true;
         copt.threads = o->threads;
         microbench::write_file_atomically(hwdb::calibration_path(), microbench::calibration_json(microbench::run_calibration(copt)));
+        config.refresh_calibration = true;
       }
       const ChipSpec chip = resolve_chip(ctx, o->hw);
       std::function<void(const std::string&)> progress;

@@ -1,6 +1,7 @@
 // The calibration file: written by calibration_json, read back by hwdb::apply_calibration; atomic writes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "analyzer/errors.h"
 #include "hwdb/calibration.h"
 #include "hwdb/host_cpu.h"
+#include "hwdb/hwdb.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
 
@@ -183,4 +185,59 @@ TEST_CASE("write_file_atomically into an unwritable place fails with InputError 
   CHECK(files == 2);  // "file" and "target" only
   CHECK(read_all(blocker) == "i am a file");
   fs::remove_all(dir);
+}
+
+TEST_CASE("a refresh overlaid on a full calibration replaces what it measured and keeps the rest") {
+  const rooftop::ChipSpec chip = rooftop::hwdb::host_cpu_chip(made_up_info());
+  const CalibrationRecord full = random_record(4, chip);
+  CalibrationRecord refresh = random_record(5, chip);  // as run_calibration's refresh mode leaves it:
+  refresh.stream_1thread = {};                         // no 1-thread STREAM, sweep, levels or peaks,
+  refresh.memory_bandwidth_1thread_bytes_per_s = 0;
+  refresh.levels.clear();
+  refresh.peaks.clear();
+  refresh.kernels.resize(1);  // and only the GEMV of the format under test
+  std::string why = "not cleared";
+  const rooftop::ChipSpec first = rooftop::hwdb::apply_calibration(chip, calibration_json(full), &why);
+  REQUIRE(why.empty());
+  const rooftop::ChipSpec both = rooftop::hwdb::apply_calibration(first, calibration_json(refresh), &why);
+  REQUIRE(why.empty());
+  CHECK(both.memory_bandwidth_bytes_per_s == Approx(refresh.memory_bandwidth_bytes_per_s));
+  CHECK(both.measured.at("gemv_q4_1_bytes_per_s") == Approx(refresh.kernels[0].bytes_per_s));
+  CHECK(both.measured.at("overhead_per_layer_s") == Approx(refresh.overhead.per_layer_s));
+  // Not measured by the refresh: the full calibration's figures stay.
+  CHECK(both.measured.at("gemm_f32_flops_per_s") == Approx(full.kernels[1].flops_per_s));
+  CHECK(both.measured.at("memory_bandwidth_1thread_bytes_per_s") == Approx(full.memory_bandwidth_1thread_bytes_per_s));
+  CHECK(both.peak_flops.at("fp32") == Approx(full.peaks[0].ops_per_s));
+  CHECK(both.measured.at("dram_bytes_per_s") == Approx(full.levels[3].bytes_per_s));
+  CHECK(refresh.memory_bandwidth_bytes_per_s != Approx(full.memory_bandwidth_bytes_per_s));  // the seeds differ
+}
+
+TEST_CASE("run_calibration's refresh mode measures only the asked format's figures") {
+  CalibrateOptions opt;
+  opt.threads = 2;
+  opt.refresh_formats = {rooftop::kernels::WeightFormat::q8_0};
+  const CalibrationRecord r = run_calibration(opt);
+  CHECK(r.memory_bandwidth_bytes_per_s > 0);
+  CHECK(r.memory_bandwidth_1thread_bytes_per_s == 0);
+  CHECK(r.peaks.empty());
+  CHECK(r.levels.empty());
+  std::vector<std::string> names;
+  for (const auto& k : r.kernels) names.push_back(k.name);
+  INFO("kernels: " << [&] { std::string s; for (auto& n : names) s += n + " "; return s; }());
+  auto has = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  CHECK(has("gemv_q8_0"));
+  CHECK(has("gemv_q8_0_arith"));
+  CHECK(has("attention_f32"));
+  CHECK_FALSE(has("attention_f16"));
+  CHECK_FALSE(has("attention_prefill_f32"));  // refresh_prefill not asked
+  CHECK_FALSE(has("gemm_q8_0"));
+  for (const auto& n : names) {
+    INFO(n);
+    CHECK((n.find("f32") == std::string::npos || n == "attention_f32"));  // no other format's kernels
+    CHECK(n.find("gemv_batch") == std::string::npos);                    // refresh_batched not asked
+  }
+  std::string why;
+  const rooftop::ChipSpec c = rooftop::hwdb::apply_calibration(rooftop::hwdb::detect_host_cpu(), calibration_json(r), &why);
+  CHECK(why.empty());
+  CHECK(c.measured.count("gemv_q8_0_bytes_per_s") == 1);
 }

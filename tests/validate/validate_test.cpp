@@ -18,9 +18,10 @@ using namespace rooftop::microbench;
 
 namespace {
 
-ValidatePoint point(const char* bound, double predicted, double measured, double law) {
+ValidatePoint point(const char* bound, double predicted, double measured, double law, double bw_fraction = 0.9) {
   ValidatePoint p;
   p.bound = bound;
+  p.bandwidth_fraction = bw_fraction;
   p.predicted_tokens_per_s = predicted;
   p.measured_tokens_per_s = measured;
   p.relative_error = relative_error(predicted, measured);
@@ -52,7 +53,7 @@ TEST_CASE("summary splits memory-bound and compute-bound points and takes |error
   // Law errors over all five: +100%, +50%, +200%, 0%, -10% -> |e| 0, .1, .5, 1, 2: median 0.5, max 2.
   const std::vector<ValidatePoint> pts = {
       point("memory", 110, 100, 200), point("memory", 70, 100, 150), point("memory", 105, 100, 300),
-      point("compute", 50, 100, 100), point("compute", 120, 100, 90)};
+      point("compute", 50, 100, 100, 0.3), point("compute", 120, 100, 90, 0.9)};
   const auto s = summarize_points(pts);
   REQUIRE(s.memory_bound.count == 3);
   CHECK(*s.memory_bound.median_abs == Approx(0.10));
@@ -60,6 +61,7 @@ TEST_CASE("summary splits memory-bound and compute-bound points and takes |error
   REQUIRE(s.compute_bound.count == 2);
   CHECK(*s.compute_bound.median_abs == Approx(0.35));
   CHECK(*s.compute_bound.max_abs == Approx(0.50));
+  CHECK(s.compute_agree == 1);  // only the first drew under 70% of the bandwidth
   CHECK(*s.law.median_abs == Approx(0.5));
   CHECK(*s.law.max_abs == Approx(2.0));
 }

@@ -1,0 +1,93 @@
+// Calibrated decode GEMV arithmetic rates per input width k: each matrix of an op gets its own width's rate.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "analyzer/speed.h"
+#include "seed_models.h"
+
+using namespace rooftop;
+
+namespace {
+
+// A calibrated CPU whose memory never binds, with q4_1 GEMV arithmetic rates at k = 576 and 1536 only.
+ChipSpec cpu_with_width_rates() {
+  ChipSpec c;
+  c.id = "cpu";
+  c.kind = "cpu";
+  c.memory_bytes = 24e9;
+  c.memory_bandwidth_bytes_per_s = 1e15;
+  c.peak_flops = {{"fp32", 1e11}, {"int8", 1e12}};
+  c.measured["gemv_q4_1_bytes_per_s"] = 1e15;
+  c.measured["gemv_q4_1_arith_flops_per_s"] = 60e9;  // the best width's rate: used only without per-width ones
+  c.measured["gemv_q4_1_arith_k576_flops_per_s"] = 20e9;
+  c.measured["gemv_q4_1_arith_k1536_flops_per_s"] = 60e9;
+  c.measured["attention_f32_bytes_per_s"] = 1e15;
+  c.measured["overhead_per_layer_s"] = 0;
+  c.measured["overhead_per_step_s"] = 0;
+  return c;
+}
+
+double op_seconds(const SpeedPoint& p, const std::string& name) {
+  for (size_t i = 0; i < p.decode_ops.size(); ++i)
+    if (p.decode_ops[i].name == name) return p.decode_op_s[i];
+  FAIL("no op " << name);
+  return 0;
+}
+
+SpeedPoint decode_point(const ModelSpec& m, const ChipSpec& c) {
+  PrecisionPlan plan;
+  plan.weights = "q4_1";
+  plan.kv = "fp32";
+  SpeedOptions o;
+  o.batches = {1};
+  o.context = 16;
+  return speed(m, c, plan, o).points.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("each matrix of an op is priced at its own width's calibrated arithmetic rate", "[speed]") {
+  const ModelSpec m = test::smollm2_135m();  // hidden 576, 9 x 64 = 576 query width, FFN 1536, 30 layers
+  const SpeedPoint p = decode_point(m, cpu_with_width_rates());
+  // FFN: gate and up (1536 x 576 each) at k = 576, down (576 x 1536) at k = 1536: 2/3 and 1/3 of the FLOPs.
+  // 2 x 3 x 1536 x 576 x 30 layers = 159,252,480 FLOPs; time = F (2/3 / 20e9 + 1/3 / 60e9).
+  const double ffn_flops = 2.0 * 3 * 1536 * 576 * 30;
+  CHECK(op_seconds(p, "ffn") == Approx(ffn_flops * (2.0 / 3 / 20e9 + 1.0 / 3 / 60e9)).epsilon(1e-9));
+  // q, k, v, o all read k = 576: (576 + 2 x 192 + 576) x 576 x 2 x 30 FLOPs at 20e9.
+  const double attn_flops = 2.0 * (576 + 2 * 192 + 576) * 576 * 30;
+  CHECK(op_seconds(p, "attn_proj") == Approx(attn_flops / 20e9).epsilon(1e-9));
+  // LM head (tied embeddings, 49152 x 576) at k = 576.
+  CHECK(op_seconds(p, "lm_head") == Approx(2.0 * 49152 * 576 / 20e9).epsilon(1e-9));
+}
+
+TEST_CASE("widths between two calibrated ones interpolate in log k; beyond them the end value holds", "[speed]") {
+  ModelSpec m = test::smollm2_135m();
+  m.hidden = 896, m.heads = 14, m.kv_heads = 2;  // q and o widths 896; FFN down still 1536
+  const SpeedPoint p = decode_point(m, cpu_with_width_rates());
+  const double f = std::log(896.0 / 576) / std::log(1536.0 / 576);  // 0.4505
+  const double rate896 = 20e9 + f * 40e9;                             // 38.0 GFLOP/s
+  const double attn_flops = 2.0 * (896 + 2 * 128 + 896) * 896 * 30;
+  CHECK(op_seconds(p, "attn_proj") == Approx(attn_flops / rate896).epsilon(1e-9));
+  m.hidden = 4096, m.heads = 64, m.kv_heads = 8, m.ffn = 8192;  // every width above 1536: its rate, 60e9
+  const SpeedPoint wide = decode_point(m, cpu_with_width_rates());
+  const double wide_attn = 2.0 * (4096 + 2 * 512 + 4096) * 4096 * 30;
+  CHECK(op_seconds(wide, "attn_proj") == Approx(wide_attn / 60e9).epsilon(1e-9));
+}
+
+TEST_CASE("per-width DRAM streaming rates set each width's memory roof; each width takes its own max", "[speed]") {
+  ChipSpec c = cpu_with_width_rates();
+  c.measured["gemv_q4_1_arith_k576_flops_per_s"] = 1e15;  // arithmetic never binds here
+  c.measured["gemv_q4_1_arith_k1536_flops_per_s"] = 1e15;
+  c.measured["gemv_q4_1_stream_k576_bytes_per_s"] = 10e9;
+  c.measured["gemv_q4_1_stream_k1536_bytes_per_s"] = 20e9;
+  const SpeedPoint p = decode_point(test::smollm2_135m(), c);
+  for (size_t i = 0; i < p.decode_ops.size(); ++i) {
+    const OpCost& op = p.decode_ops[i];
+    INFO(op.name);
+    if (op.name == "ffn")  // gate and up (2/3 of the weights) stream at k = 576, down (1/3) at k = 1536
+      CHECK(p.decode_op_s[i] == Approx(op.bytes() * (2.0 / 3 / 10e9 + 1.0 / 3 / 20e9)).epsilon(1e-9));
+    if (op.name == "attn_proj" || op.name == "lm_head") CHECK(p.decode_op_s[i] == Approx(op.bytes() / 10e9).epsilon(1e-9));
+  }
+  CHECK(p.bound == "memory");
+}
