@@ -92,9 +92,13 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // dot products with no memory stall), so a 4-bit GEMV on 2 cores can be compute-bound.
       // Several tokens (batched decode, speculative verification): gemv_batch's rates at the nearest
       // measured batch at or below (4 or 16), else the single-token ones.
+      auto measured_kind = [&](const std::string& kind) {
+        return get(kind + k + "_bytes_per_s") > 0 || get(kind + k + "_arith_flops_per_s") > 0 ||
+               !rates_by_width(r.chip->measured, kind + k + "_stream_k").empty();
+      };
       std::string kind = "gemv_";
-      if (tokens >= 16 && get("gemv_batch16_" + k + "_bytes_per_s") > 0) kind = "gemv_batch16_";
-      else if (tokens >= 2 && get("gemv_batch4_" + k + "_bytes_per_s") > 0) kind = "gemv_batch4_";
+      if (tokens >= 16 && measured_kind("gemv_batch16_")) kind = "gemv_batch16_";
+      else if (tokens >= 2 && measured_kind("gemv_batch4_")) kind = "gemv_batch4_";
       // The memory roof is the format's single-token streaming rate (what DRAM delivers to this kernel
       // family); several tokens only add arithmetic, priced by the batched kernel's in-cache rate. (The
       // batched run at the DRAM shape is the check: at k = 4096 four tokens' activations spill L1, which the
@@ -107,15 +111,23 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // restarting every row: q8_0 streams at 43 GB/s at k = 4096 but 24 GB/s at k = 576 on this VM).
       // With rates measured at several widths, each of the op's widths gets its own memory and compute
       // roof and its own max(); the widths' times add.
-      const auto streams = rates_by_width(r.chip->measured, "gemv_" + k + "_stream_k");
+      // Several tokens: the batched kernel's own DRAM rate per width where measured (it stays below the
+      // single-token one when the arithmetic per byte grows and overlaps the loads worse), else the
+      // single-token rates. The single-token rate is what DRAM delivers; an op that takes over 10% longer
+      // than that is called compute-bound.
+      const auto single = rates_by_width(r.chip->measured, "gemv_" + k + "_stream_k");
+      auto streams = kind == "gemv_" ? single : rates_by_width(r.chip->measured, kind + k + "_stream_k");
+      if (streams.empty()) streams = single;
       const auto ariths = rates_by_width(r.chip->measured, kind + k + "_arith_k");
       if ((!streams.empty() || !ariths.empty()) && !op.widths.empty()) {
         double total = 0, memory = 0, compute = 0;
         for (const auto& [width, share] : op.widths) {
-          const double tm = share * op.bytes() / (streams.empty() ? bw : rate_at_width(streams, width));
+          const double t_dram = share * op.bytes() / (single.empty() ? bw : rate_at_width(single, width));
+          const double t_stream = share * op.bytes() / (streams.empty() ? bw : rate_at_width(streams, width));
           const double tc = share * op.flops / (ariths.empty() ? fl : rate_at_width(ariths, width));
-          total += std::max(tm, tc);
-          (tc > tm ? compute : memory) += std::max(tm, tc);
+          const double t = std::max(t_stream, tc);
+          total += t;
+          (t > 1.1 * t_dram ? compute : memory) += t;
         }
         if (bound) *bound = compute > memory ? "compute" : "memory";
         return total;

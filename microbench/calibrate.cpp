@@ -163,7 +163,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       for (const MatrixShape* sp : gemv_shapes) {
         const MatrixShape& s = *sp;
         const bool big = sp == &llama8b_ffn();
-        if (refresh && big) continue;  // the analyzer prices batches by the in-cache rates (see speed.cpp)
+        if (refresh && big) continue;  // the analyzer prices batches by the per-width rates (see speed.cpp)
         if (q && !refresh && f != kernels::WeightFormat::f32 && f != kernels::WeightFormat::q8_0 && f != kernels::WeightFormat::q4_1) continue;
         if (s.k % kernels::block_values(f) != 0) continue;  // (said for the single-token GEMV above)
         steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
@@ -172,6 +172,16 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                            if (!big) r.name += shape_suffix(s.m, s.k);
                            rec.kernels.push_back(r);
                          }});
+        // And streamed from DRAM at this width ("gemv_batch<n>_<fmt>_stream_k<k>"): a batched kernel that
+        // is arithmetic-heavy overlaps its loads worse than in cache, so its DRAM rate is its own roof.
+        if (!big)
+          steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " stream k=" + std::to_string(s.k),
+                           0.5, [&, s, f, n] {
+                             const int64_t rows = (int64_t{32} << 20) / kernels::row_bytes(f, s.k);
+                             KernelResult r = measure_gemv_batch(pool, f, rows, s.k, n, stream_opt, 4 * llc);
+                             r.name += "_stream_k" + std::to_string(s.k);
+                             rec.kernels.push_back(r);
+                           }});
       }
   // Prefill GEMM (n = 128): f32 and the int8-friendly formats; OpenBLAS at the same shapes.
   using F = kernels::WeightFormat;

@@ -37,14 +37,16 @@ AlignedFloats signed_random(int64_t n, uint32_t seed) {
 
 struct GemvStream::Impl {
   kernels::WeightFormat format;
-  int64_t m, k;
+  int64_t m, k, n;
   std::vector<RandomWeights> copies;
-  AlignedFloats x, y;
+  AlignedFloats x, y;  // (n, k), (n, m)
   size_t next = 0;
 };
 
-GemvStream::GemvStream(kernels::WeightFormat format, int64_t m, int64_t k, double min_working_set_bytes, uint32_t seed)
-    : impl_(new Impl{format, m, k, {}, signed_random(k, seed + 1), AlignedFloats(m, seed + 2), 0}) {
+GemvStream::GemvStream(kernels::WeightFormat format, int64_t m, int64_t k, double min_working_set_bytes, uint32_t seed,
+                       int64_t n)
+    : impl_(new Impl{format, m, k, std::max<int64_t>(n, 1), {}, signed_random(std::max<int64_t>(n, 1) * k, seed + 1),
+                     AlignedFloats(std::max<int64_t>(n, 1) * m, seed + 2), 0}) {
   impl_->copies.push_back(random_weights(format, m, k, seed));
   const double one = static_cast<double>(impl_->copies[0].view.bytes());
   const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
@@ -58,15 +60,16 @@ KernelResult GemvStream::measure(kernels::ThreadPool& pool, const TimerOptions& 
   Impl& g = *impl_;
   const double one = static_cast<double>(g.copies[0].view.bytes());
   KernelResult r;
-  r.name = std::string("gemv_") + kernels::format_name(g.format);
-  r.op = "gemv";
+  r.name = (g.n == 1 ? std::string("gemv_") : "gemv_batch" + std::to_string(g.n) + "_") + kernels::format_name(g.format);
+  r.op = g.n == 1 ? "gemv" : "gemv_batch";
   r.format = kernels::format_name(g.format);
-  r.m = g.m, r.k = g.k, r.n = 1;
-  r.bytes_per_call = one + 4.0 * static_cast<double>(g.k + g.m);
-  r.flops_per_call = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.k);
+  r.m = g.m, r.k = g.k, r.n = g.n;
+  r.bytes_per_call = one + 4.0 * static_cast<double>(g.n * (g.k + g.m));
+  r.flops_per_call = 2.0 * static_cast<double>(g.n) * static_cast<double>(g.m) * static_cast<double>(g.k);
   r.working_set_bytes = one * static_cast<double>(g.copies.size());
   return finish(r, time_per_call([&] {
-    kernels::gemv(g.copies[g.next].view, g.x.span(), g.y.span(), pool);
+    if (g.n == 1) kernels::gemv(g.copies[g.next].view, g.x.span(), g.y.span(), pool);
+    else kernels::gemv_batch(g.copies[g.next].view, g.x.span(), g.n, g.y.span(), pool);
     g.next = (g.next + 1) % g.copies.size();
   }, opt));
 }
@@ -79,25 +82,8 @@ KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat forma
 
 KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                                 int64_t n, const TimerOptions& opt, double min_working_set_bytes) {
-  std::vector<RandomWeights> copies;
-  copies.push_back(random_weights(format, m, k, 31));
-  const double one = static_cast<double>(copies[0].view.bytes());
-  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
-  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c) copies.push_back(random_weights(format, m, k, 31 + static_cast<uint32_t>(c)));
-  size_t next = 0;
-  AlignedFloats X = signed_random(n * k, 32), Y(n * m, 33);
-  KernelResult r;
-  r.name = "gemv_batch" + std::to_string(n) + "_" + kernels::format_name(format);
-  r.op = "gemv_batch";
-  r.format = kernels::format_name(format);
-  r.m = m, r.k = k, r.n = n;
-  r.bytes_per_call = one + 4.0 * static_cast<double>(n * (k + m));
-  r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
-  r.working_set_bytes = one * static_cast<double>(copies.size());
-  return finish(r, time_per_call([&] {
-    kernels::gemv_batch(copies[next].view, X.span(), n, Y.span(), pool);
-    next = (next + 1) % copies.size();
-  }, opt));
+  GemvStream stream(format, m, k, min_working_set_bytes, 31, n);
+  return stream.measure(pool, opt);
 }
 
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,

@@ -30,11 +30,13 @@ struct KernelResult {
 };
 
 // Copies of a random W (m, k) in `format`, enough to exceed min_working_set_bytes (at least one), and
-// their GEMV timed on demand: `rooftop validate` re-measures a format's streaming rate right before and
-// after each decode point with the same matrices (allocated once).
+// their GEMV (n = 1: gemv, named "gemv_<fmt>") or batched GEMV (n > 1: gemv_batch, "gemv_batch<n>_<fmt>")
+// timed on demand: `rooftop validate` re-measures a format's streaming rate right before and after each
+// decode point with the same matrices (allocated once).
 class GemvStream {
  public:
-  GemvStream(kernels::WeightFormat format, int64_t m, int64_t k, double min_working_set_bytes, uint32_t seed = 11);
+  GemvStream(kernels::WeightFormat format, int64_t m, int64_t k, double min_working_set_bytes, uint32_t seed = 11,
+             int64_t n = 1);
   ~GemvStream();
   GemvStream(const GemvStream&) = delete;
   GemvStream& operator=(const GemvStream&) = delete;

@@ -130,8 +130,9 @@ std::string validate_teaches(const SweepResult& r) {
          "attention, thread hand-offs) do not shrink with the weights";
   s << ". ";
   if (hi > 1.0)
-    s << "A fraction above 100% means the working set partly fits in the caches, so DRAM bandwidth is not "
-         "the roof there. ";
+    s << "A fraction above 100% means the step drew more than the STREAM read loop does (the GEMVs keep more "
+         "loads in flight, and a shared host's bandwidth also moves from second to second), which is why a "
+         "prediction's memory roof is the format's GEMV streaming rate, probed during each point, not STREAM. ";
   const auto& m = r.summary.memory_bound;
   if (m.median_abs)
     s << "The analyzer" << (r.calibrated ? " (calibrated)" : " (uncalibrated: datasheet/assumed figures)")

@@ -38,9 +38,9 @@ struct ValidatePoint {
   std::string bound;                  // the analyzer's bound: "memory" or "compute"
   double law_tokens_per_s = 0;        // the plain law: bandwidth / bytes per token
   double law_relative_error = 0;      // law / measured - 1
-  // With refresh_calibration: the format's single-token GEMV streaming rate at the model's hidden width
-  // (32 MiB matrices cycled past 4x the LLC), the mean of a measurement right before and one right after
-  // this point's samples; the prediction's memory roof at that width. 0 when not probed.
+  // With refresh_calibration: the format's GEMV streaming rate at the model's hidden width (32 MiB
+  // matrices cycled past 4x the LLC; batched points: gemv_batch at n = 4 or 16), the median of samples taken
+  // in turn with this point's step samples; the prediction's roof at that width. 0: not probed.
   double probe_bytes_per_s = 0;
   // Decode tok/s predicted with the first i + 1 terms of the model, and its error (NaN for prefill).
   std::array<double, kTermSets> term_tokens_per_s{nan(), nan(), nan(), nan()};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -106,8 +107,13 @@ void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
 
 namespace {
 
+// With a probe: `repetitions` rounds of (one probe sample of >= 20 ms, one step sample of >= 5 ms) after the
+// warm-up, so the memory roof and the step see the same seconds of a host whose bandwidth jumps between
+// modes (this VM: 31-34 or 47-55 GB/s for the same GEMV, from one second to the next). *probe_bytes_per_s
+// gets the probe's median rate.
 ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
-                         int warmup, int repetitions, int64_t batch) {
+                         int warmup, int repetitions, int64_t batch, GemvStream* probe = nullptr,
+                         double* probe_bytes_per_s = nullptr) {
   ValidatePoint p;
   p.model = m.id;
   p.format = kernels::format_name(f);
@@ -117,7 +123,19 @@ ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model,
   p.weight_bytes_per_token = model.weight_bytes_per_token() / static_cast<double>(batch);
   p.kv_read_bytes_per_token = model.kv_read_bytes_per_token();
   p.flops_per_token = model.flops_per_token();
-  const Stats s = time_decode(model, pool, warmup, repetitions, batch).step_s;
+  Stats s;
+  if (!probe) {
+    s = time_decode(model, pool, warmup, repetitions, batch).step_s;
+  } else {
+    for (int i = 0; i < warmup; ++i) model.step(pool, batch);
+    std::vector<double> steps, rates;
+    for (int i = 0; i < repetitions; ++i) {
+      rates.push_back(probe->measure(pool, TimerOptions{0, 1, 20e-3}).bytes_per_s);
+      steps.push_back(time_per_call([&] { model.step(pool, batch); }, TimerOptions{0, 1, 5e-3}).median);
+    }
+    s = summarize(steps);
+    if (probe_bytes_per_s) *probe_bytes_per_s = median(rates);
+  }
   p.measured_s_median = s.median;
   p.measured_spread = s.spread;
   p.samples = s.count;
@@ -224,30 +242,41 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         else r.refreshed_bandwidths_bytes_per_s.push_back(rec.memory_bandwidth_bytes_per_s);
       }
       try {
-        // The memory roof of this format, re-measured around every decode point (0.2 s before, 0.2 s after):
-        // the host's bandwidth moves within the minute a group takes.
-        std::unique_ptr<GemvStream> probe;
-        if (config.refresh_calibration && r.calibrated && decode) {
-          const auto info = hwdb::host_cpu_info();
-          const double llc = std::max({info.l3_bytes, info.l2_bytes, 8.0 * (1 << 20)});
-          // 32 MiB matrices of the model's hidden width (the k of q, k, v, gate, up and the LM head),
-          // the same shape calibrate streams at its widths.
-          probe = std::make_unique<GemvStream>(f, (int64_t{32} << 20) / kernels::row_bytes(f, m.hidden), m.hidden, 4 * llc);
-        }
-        const TimerOptions probe_opt{1, 5, 20e-3};
-        const std::string roof_key = std::string("gemv_") + kernels::format_name(f) + "_stream_k" + std::to_string(m.hidden) + "_bytes_per_s";
+        // The memory roof of this format, re-measured during every decode point (samples in turn with the
+        // step's): the host's bandwidth moves within the minute a group takes, and within seconds.
+        // One probe per batch size (the batched kernels have their own DRAM rate): 32 MiB matrices of the
+        // model's hidden width (the k of q, k, v, gate, up and the LM head), as calibrate streams them.
+        std::map<int64_t, std::unique_ptr<GemvStream>> probes;
+        const auto info = hwdb::host_cpu_info();
+        const double llc = std::max({info.l3_bytes, info.l2_bytes, 8.0 * (1 << 20)});
+        auto probe_for = [&](int64_t batch) -> GemvStream* {
+          if (!(config.refresh_calibration && r.calibrated && decode)) return nullptr;
+          auto& p = probes[batch];
+          if (!p) p = std::make_unique<GemvStream>(f, (int64_t{32} << 20) / kernels::row_bytes(f, m.hidden), m.hidden, 4 * llc,
+                                                    11, batch);
+          return p.get();
+        };
+        const TimerOptions probe_opt{1, 1, 20e-3};
+        // The key the analyzer reads for this batch: single-token, or the batched kernel at n = 4 / 16.
+        auto roof_key = [&](int64_t batch) {
+          const std::string kind = batch >= 16 ? "gemv_batch16_" : batch >= 2 ? "gemv_batch4_" : "gemv_";
+          return kind + kernels::format_name(f) + "_stream_k" + std::to_string(m.hidden) + "_bytes_per_s";
+        };
         DecodeModel model(m, f, max_context, 0x5eed + static_cast<uint32_t>(index), max_batch, max_prompt);
         std::vector<int64_t> batches = {1};
         if (batched) batches.insert(batches.end(), plan.batches.begin(), plan.batches.end());
         for (int64_t b : decode ? batches : std::vector<int64_t>{})
           for (int64_t c : plan.contexts) {
             model.set_context(c);
-            const double before = probe ? probe->measure(pool, probe_opt).bytes_per_s : 0;
-            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b);
+            // Batches 4 and 16 are probed at their own n (the analyzer's batched kinds are n = 4 and 16).
+            GemvStream* probe = probe_for(b >= 16 ? 16 : b >= 2 ? 4 : 1);
+            if (probe) probe->measure(pool, probe_opt);  // warm: first touch of its matrices is not a sample
+            double rate = 0;
+            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b, probe, &rate);
             ChipSpec at_point = now;
             if (probe) {
-              p.probe_bytes_per_s = 0.5 * (before + probe->measure(pool, probe_opt).bytes_per_s);
-              at_point.measured[roof_key] = p.probe_bytes_per_s;
+              p.probe_bytes_per_s = rate;
+              at_point.measured[roof_key(b)] = rate;
             }
             predict_point(m, at_point, p);
             r.points.push_back(std::move(p));
