@@ -180,3 +180,32 @@ TEST_CASE("law chart: decode points split by bound, the law line is bandwidth / 
   CHECK(html.find("<strong>Summary.</strong>") != std::string::npos);
   CHECK(html.find("**") == std::string::npos);
 }
+
+TEST_CASE("a refreshed sweep probes every decode point's memory roof and predicts from it", "[validate]") {
+  SweepConfig config;
+  config.models = {toy2()};
+  config.plan.model_ids = {toy2().id};
+  config.plan.formats = {kernels::WeightFormat::f32};
+  config.plan.contexts = {16};
+  config.plan.batches = {4};
+  config.plan.batch_model_ids = {toy2().id};
+  config.threads = 2;
+  config.warmup = 1;
+  config.repetitions = 3;
+  config.refresh_calibration = true;
+  const ChipSpec chip = hwdb::detect_host_cpu();
+  ChipSpec calibrated = chip;
+  calibrated.measured["overhead_per_layer_s"] = 30e-6;  // marks it calibrated; the refresh measures the rest
+  const SweepResult r = run_sweep(config, calibrated, {});
+  INFO("skipped: " << (r.skipped.empty() ? std::string() : r.skipped[0]));
+  REQUIRE(r.skipped.empty());
+  REQUIRE(r.refreshed_bandwidths_bytes_per_s.size() == 1);  // one (model, format) group
+  CHECK(r.refreshed_bandwidths_bytes_per_s[0] > 1e9);
+  REQUIRE(r.points.size() == 2);  // batch 1 and batch 4 at context 16
+  for (const auto& p : r.points) {
+    INFO("batch " << p.batch);
+    CHECK(p.probe_bytes_per_s > 1e9);  // a GEMV from DRAM streams at GB/s
+    CHECK((std::isfinite(p.predicted_tokens_per_s) && p.predicted_tokens_per_s > 0));
+    CHECK((std::isfinite(p.measured_tokens_per_s) && p.measured_tokens_per_s > 0));
+  }
+}
