@@ -18,6 +18,7 @@ const std::vector<MatrixShape>& in_cache_shapes() {
       {"qwen2.5-0.5b", "ffn_up", 4864, 896},     // intermediate_size 4864, hidden_size 896
       {"qwen2.5-1.5b", "ffn_up", 8960, 1536},    // intermediate_size 8960, hidden_size 1536
       {"llama-3.1-8b", "attn_k", 1024, 4096},    // 8 KV heads x head_dim 128, hidden_size 4096
+      {"llama-3.1-8b", "ffn_down", 256, 14336},  // 256 of its 4096 rows: FFN down reads rows of intermediate_size 14336
   };
   return shapes;
 }

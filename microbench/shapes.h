@@ -23,8 +23,9 @@ struct AttentionShape {
 
 // Llama-3.1-8B FFN up/gate (14336 x 4096), Qwen2.5-1.5B FFN (8960 x 1536), SmolLM2-135M FFN (1536 x 576).
 const std::vector<MatrixShape>& model_matrix_shapes();
-// Shapes small enough to stay in the caches, one per input width k = 576, 896, 1536, 4096: the GEMVs'
-// arithmetic rate at each row length (SmolLM2-135M FFN, Qwen2.5-0.5B FFN, Qwen2.5-1.5B FFN, Llama-3.1-8B k_proj).
+// Shapes small enough to stay in the caches, one per input width k = 576, 896, 1536, 4096, 14336: the GEMVs'
+// arithmetic rate at each row length (SmolLM2-135M FFN, Qwen2.5-0.5B FFN, Qwen2.5-1.5B FFN, Llama-3.1-8B
+// k_proj, 256 rows of Llama-3.1-8B's FFN down). calibrate also streams each width from DRAM.
 const std::vector<MatrixShape>& in_cache_shapes();
 const MatrixShape& llama8b_ffn();   // the headline shape (DRAM-bound on every CPU)
 const MatrixShape& smollm2_ffn();   // a small model: fits in the caches
