@@ -40,7 +40,9 @@ struct ValidatePoint {
   double law_relative_error = 0;      // law / measured - 1
   // With refresh_calibration: the format's GEMV streaming rate at the model's hidden width (32 MiB
   // matrices cycled past 4x the LLC; batched points: gemv_batch at n = 4 or 16), the median of samples taken
-  // in turn with this point's step samples; the prediction's roof at that width. 0: not probed.
+  // in turn with this point's step samples; the prediction's roof at that width. 0: not probed. When probed,
+  // relative_error is the median over rounds of (step seconds / predicted seconds at that round's probe) - 1,
+  // and predicted_tokens_per_s = measured x (1 + relative_error).
   double probe_bytes_per_s = 0;
   // Decode tok/s predicted with the first i + 1 terms of the model, and its error (NaN for prefill).
   std::array<double, kTermSets> term_tokens_per_s{nan(), nan(), nan(), nan()};

@@ -77,6 +77,15 @@ PrecisionPlan plan_for(const ValidatePoint& p) {
 
 }  // namespace
 
+double predict_decode_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p) {
+  SpeedOptions o;
+  o.batches = {p.batch};
+  o.context = p.context;
+  o.prompt_tokens = p.context;
+  o.output_tokens = 1;
+  return speed(m, chip, plan_for(p), o).points.at(0).tpot_s;
+}
+
 void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
   SpeedOptions o;
   o.batches = {p.batch};
@@ -109,11 +118,11 @@ namespace {
 
 // With a probe: `repetitions` rounds of (one probe sample of >= 20 ms, one step sample of >= 5 ms) after the
 // warm-up, so the memory roof and the step see the same seconds of a host whose bandwidth jumps between
-// modes (this VM: 31-34 or 47-55 GB/s for the same GEMV, from one second to the next). *probe_bytes_per_s
-// gets the probe's median rate.
+// modes (this VM: 31-34 or 47-55 GB/s for the same GEMV, from one second to the next). The rounds' step
+// seconds and probe rates go to *step_samples and *probe_samples, in order.
 ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
                          int warmup, int repetitions, int64_t batch, GemvStream* probe = nullptr,
-                         double* probe_bytes_per_s = nullptr) {
+                         std::vector<double>* step_samples = nullptr, std::vector<double>* probe_samples = nullptr) {
   ValidatePoint p;
   p.model = m.id;
   p.format = kernels::format_name(f);
@@ -134,7 +143,8 @@ ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model,
       steps.push_back(time_per_call([&] { model.step(pool, batch); }, TimerOptions{0, 1, 5e-3}).median);
     }
     s = summarize(steps);
-    if (probe_bytes_per_s) *probe_bytes_per_s = median(rates);
+    if (step_samples) *step_samples = steps;
+    if (probe_samples) *probe_samples = rates;
   }
   p.measured_s_median = s.median;
   p.measured_spread = s.spread;
@@ -271,14 +281,26 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
             // Batches 4 and 16 are probed at their own n (the analyzer's batched kinds are n = 4 and 16).
             GemvStream* probe = probe_for(b >= 16 ? 16 : b >= 2 ? 4 : 1);
             if (probe) probe->measure(pool, probe_opt);  // warm: first touch of its matrices is not a sample
-            double rate = 0;
-            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b, probe, &rate);
+            std::vector<double> steps, rates;
+            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b, probe, &steps, &rates);
             ChipSpec at_point = now;
             if (probe) {
-              p.probe_bytes_per_s = rate;
-              at_point.measured[roof_key(b)] = rate;
+              p.probe_bytes_per_s = median(rates);
+              at_point.measured[roof_key(b)] = p.probe_bytes_per_s;
             }
             predict_point(m, at_point, p);
+            if (probe) {
+              // Paired: each round's step against the prediction at that round's probe sample, so a jump of
+              // the host's bandwidth between rounds moves both sides; the point's error is their median.
+              std::vector<double> errors;
+              for (size_t i = 0; i < steps.size(); ++i) {
+                at_point.measured[roof_key(b)] = rates[i];
+                errors.push_back(steps[i] / predict_decode_s(m, at_point, p) - 1.0);
+              }
+              p.relative_error = median(errors);
+              p.predicted_s = p.measured_s_median / (1.0 + p.relative_error);
+              p.predicted_tokens_per_s = p.measured_tokens_per_s * (1.0 + p.relative_error);
+            }
             r.points.push_back(std::move(p));
           }
         for (int64_t prompt : prefill ? plan.prompts : std::vector<int64_t>{}) {

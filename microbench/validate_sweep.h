@@ -38,7 +38,7 @@ struct SweepConfig {
   SweepPlan plan;
   int threads = 0;               // 0 = hardware concurrency
   double max_memory_bytes = 0;   // a configuration allocating more is skipped
-  int warmup = 2, repetitions = 7;
+  int warmup = 2, repetitions = 11;  // decode samples per point (prefill: half); the median is reported
   // Re-measure the calibrated figures a format's prediction reads (run_calibration's refresh mode, a few
   // seconds) right before that format's points, and predict from them: the error then measures the model,
   // not the drift of a shared machine between the calibration and the run. Only for a calibrated CPU.
@@ -62,6 +62,9 @@ struct SweepResult {
 // the plain law and its error, each term set's prediction (decode), the fraction of the bandwidth reached.
 // Prefill: predicted = prompt / the analyzer's TTFT; the law = the chip's fp32 peak / FLOPs per token.
 void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p);
+
+// The analyzer's seconds per decode step (TPOT) for a decode point's shape on `chip`.
+double predict_decode_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p);
 
 // Measure one decode point (allocates, warms up, times): weights in `f`, `batch` sequences of
 // `context` positions each.

@@ -205,6 +205,8 @@ TEST_CASE("a refreshed sweep probes every decode point's memory roof and predict
   for (const auto& p : r.points) {
     INFO("batch " << p.batch);
     CHECK(p.probe_bytes_per_s > 1e9);  // a GEMV from DRAM streams at GB/s
+    // The paired estimate keeps the reported figures consistent: predicted = measured x (1 + error).
+    CHECK(p.relative_error == Approx(p.predicted_tokens_per_s / p.measured_tokens_per_s - 1.0).margin(1e-12));
     CHECK((std::isfinite(p.predicted_tokens_per_s) && p.predicted_tokens_per_s > 0));
     CHECK((std::isfinite(p.measured_tokens_per_s) && p.measured_tokens_per_s > 0));
   }
