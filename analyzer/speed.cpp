@@ -51,9 +51,8 @@ struct Rates {
 // arithmetic, e.g. gemv_q4_1_arith_k576_flops_per_s) or "<prefix><k>_bytes_per_s" (DRAM streaming, e.g.
 // gemv_q8_0_stream_k576_bytes_per_s), sorted by k.
 std::vector<std::pair<double, double>> rates_by_width(const std::map<std::string, double>& measured,
-                                                     const std::string& prefix) {
+                                                     const std::string& prefix, const std::string& suffix) {
   std::vector<std::pair<double, double>> out;
-  const std::string suffix = prefix.find("_stream_k") != std::string::npos ? "_bytes_per_s" : "_flops_per_s";
   for (auto it = measured.lower_bound(prefix); it != measured.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
     const std::string& key = it->first;
     if (key.size() <= prefix.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
@@ -94,15 +93,13 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // measured batch at or below (4 or 16), else the single-token ones.
       auto measured_kind = [&](const std::string& kind) {
         return get(kind + k + "_bytes_per_s") > 0 || get(kind + k + "_arith_flops_per_s") > 0 ||
-               !rates_by_width(r.chip->measured, kind + k + "_stream_k").empty();
+               !rates_by_width(r.chip->measured, kind + k + "_stream_k", "_bytes_per_s").empty();
       };
       std::string kind = "gemv_";
       if (tokens >= 16 && measured_kind("gemv_batch16_")) kind = "gemv_batch16_";
       else if (tokens >= 2 && measured_kind("gemv_batch4_")) kind = "gemv_batch4_";
-      // The memory roof is the format's single-token streaming rate (what DRAM delivers to this kernel
-      // family); several tokens only add arithmetic, priced by the batched kernel's in-cache rate. (The
-      // batched run at the DRAM shape is the check: at k = 4096 four tokens' activations spill L1, which the
-      // in-cache k = 4096 rate shows too.) Without a single-token rate, the batched streaming one.
+      // Without per-width rates (an older calibration file): the single-token streaming rate at 14336x4096
+      // as the memory roof, else the batched one, and the best in-cache arithmetic rate.
       if (double v = get("gemv_" + k + "_bytes_per_s"); v > 0) bw = v;
       else if (double v2 = get(kind + k + "_bytes_per_s"); v2 > 0) bw = v2;
       if (double v = get(kind + k + "_arith_flops_per_s"); v > 0) fl = v;
@@ -115,10 +112,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // single-token one when the arithmetic per byte grows and overlaps the loads worse), else the
       // single-token rates. The single-token rate is what DRAM delivers; an op that takes over 10% longer
       // than that is called compute-bound.
-      const auto single = rates_by_width(r.chip->measured, "gemv_" + k + "_stream_k");
-      auto streams = kind == "gemv_" ? single : rates_by_width(r.chip->measured, kind + k + "_stream_k");
+      const auto single = rates_by_width(r.chip->measured, "gemv_" + k + "_stream_k", "_bytes_per_s");
+      auto streams = kind == "gemv_" ? single : rates_by_width(r.chip->measured, kind + k + "_stream_k", "_bytes_per_s");
       if (streams.empty()) streams = single;
-      const auto ariths = rates_by_width(r.chip->measured, kind + k + "_arith_k");
+      const auto ariths = rates_by_width(r.chip->measured, kind + k + "_arith_k", "_flops_per_s");
       if ((!streams.empty() || !ariths.empty()) && !op.widths.empty()) {
         double total = 0, memory = 0, compute = 0;
         for (const auto& [width, share] : op.widths) {
