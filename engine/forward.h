@@ -28,6 +28,10 @@ class Forward {
   // GEMV: slower, used to measure what the int8 rounding alone changes (tests).
   void set_fp32_activations(bool on) { fp32_activations_ = on; }
 
+  // Drops the cached positions from n on (0 <= n <= cache().length()), so the next decode runs at position n
+  // again: repeated decode steps at one fixed context.
+  void rewind(int64_t n) { cache_.truncate(n); }
+
   const KvCache& cache() const { return cache_; }
   const LlamaModel& model() const { return model_; }
 

@@ -24,4 +24,9 @@ void KvCache::set_length(int64_t n) {
   length_ = n;
 }
 
+void KvCache::truncate(int64_t n) {
+  if (n < 0 || n > length_) throw std::logic_error("KvCache: truncate to a length outside 0..length()");
+  length_ = n;
+}
+
 }  // namespace rooftop::engine

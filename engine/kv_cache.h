@@ -18,6 +18,9 @@ class KvCache {
   kernels::KvView view(int64_t layer) const;
   // Marks positions [0, n) as written (only grows: the cache never rewrites a row).
   void set_length(int64_t n);
+  // Forgets positions [n, length()) (0 <= n <= length()): the next writes go to position n. Used to decode
+  // many steps at one fixed context (rooftop validate); generation never needs it.
+  void truncate(int64_t n);
   // Bytes held by the written positions: 2 x L x length x Hk x d x 4.
   int64_t bytes() const { return 2 * layers_ * length_ * row_floats_ * 4; }
 

@@ -1,9 +1,11 @@
 // Renderers for the validate sweep: every view is computed from the same SweepResult record.
-#include <algorithm>
 #include "microbench/validate_render.h"
+
+#include <algorithm>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -27,7 +29,7 @@ std::vector<std::string> header() {
 }
 
 std::vector<std::string> row(const ValidatePoint& p) {
-  return {p.model, p.format, p.phase, std::to_string(p.batch), std::to_string(p.context), num(p.bytes_per_token() / 1e6),
+  return {p.file.empty() ? p.model : p.model + " (GGUF file)", p.format, p.phase, std::to_string(p.batch), std::to_string(p.context), num(p.bytes_per_token() / 1e6),
           num(p.flops_per_token / 1e9), num(p.measured_tokens_per_s), num(100 * p.measured_spread, "%.0f") + "%",
           num(p.achieved_bandwidth_bytes_per_s / 1e9), num(100 * p.bandwidth_fraction, "%.0f") + "%",
           num(p.predicted_tokens_per_s), pct(p.relative_error), p.bound, num(p.law_tokens_per_s),
@@ -149,6 +151,14 @@ std::string validate_teaches(const SweepResult& r) {
       << " times): STREAM read ranged " << num(*lo_bw / 1e9) << "-" << num(*hi_bw / 1e9)
       << " GB/s across the sweep, a drift the predictions followed instead of counting it as error.";
   }
+  for (const auto& p : r.points) {
+    if (p.file.empty()) continue;
+    s << " The real file " << std::filesystem::path(p.file).filename().string()
+      << " (the engine's own decode step; layers " << p.format << ", embedding " << p.embedding_format
+      << ", output " << p.lm_head_format << ") at context " << p.context << ": measured "
+      << num(p.measured_tokens_per_s) << " tok/s, predicted " << num(p.predicted_tokens_per_s) << " ("
+      << (p.relative_error >= 0 ? "+" : "") << num(100 * p.relative_error) << "%).";
+  }
   std::vector<double> spreads;
   for (const auto& p : r.points) spreads.push_back(p.measured_spread);
   if (const double sp = median(spreads); sp > 0.10)
@@ -235,7 +245,10 @@ std::string validate_json(const SweepResult& r) {
                       {"bound", p.bound},
                       {"law_tokens_per_s", p.law_tokens_per_s},
                       {"law_relative_error", p.law_relative_error},
-                      {"probe_bytes_per_s", p.probe_bytes_per_s}});
+                      {"probe_bytes_per_s", p.probe_bytes_per_s},
+                      {"file", p.file.empty() ? json(nullptr) : json(p.file)},
+                      {"embedding_format", p.embedding_format.empty() ? json(nullptr) : json(p.embedding_format)},
+                      {"lm_head_format", p.lm_head_format.empty() ? json(nullptr) : json(p.lm_head_format)}});
   const auto& s = r.summary;
   json j = {{"chip",
              {{"id", r.chip_id},

@@ -44,6 +44,9 @@ struct ValidatePoint {
   // relative_error is the median over rounds of (step seconds / predicted seconds at that round's probe) - 1,
   // and predicted_tokens_per_s = measured x (1 + relative_error).
   double probe_bytes_per_s = 0;
+  // Points of the real model file (the engine's own decode over the GGUF's tensors): the file's path, and the
+  // formats of its embedding and output matrices (analyzer names; "" = `format`, the layers' dominant format).
+  std::string file, embedding_format, lm_head_format;
   // Decode tok/s predicted with the first i + 1 terms of the model, and its error (NaN for prefill).
   std::array<double, kTermSets> term_tokens_per_s{nan(), nan(), nan(), nan()};
   std::array<double, kTermSets> term_relative_error{nan(), nan(), nan(), nan()};

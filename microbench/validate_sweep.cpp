@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <random>
+#include <span>
 #include <map>
 #include <memory>
 #include <new>
@@ -12,10 +15,12 @@
 #include "analyzer/memory.h"
 #include "analyzer/speed.h"
 #include "hwdb/calibration.h"
+#include "engine/forward.h"
 #include "hwdb/host_cpu.h"
 #include "microbench/kernel_bench.h"
 #include "microbench/calibrate.h"
 #include "microbench/validate_decode.h"
+#include "microbench/validate_file.h"
 #include "microbench/validate_terms.h"
 
 namespace rooftop::microbench {
@@ -66,16 +71,15 @@ SweepPlan full_plan() {
   return p;
 }
 
-namespace {
-
 PrecisionPlan plan_for(const ValidatePoint& p) {
   PrecisionPlan plan;
-  plan.weights = p.format;  // every class (LM head and embeddings too) in the measured format
+  plan.weights = p.format;  // synthetic points: every class (LM head and embeddings too) in the measured format
+  if (!p.embedding_format.empty()) plan.per_class[ParamClass::embeddings] = p.embedding_format;
+  if (!p.lm_head_format.empty()) plan.per_class[ParamClass::lm_head] = p.lm_head_format;
+  plan.per_class[ParamClass::norms] = "fp32";  // the norm vectors stay fp32 in every format
   plan.kv = "fp32";
   return plan;
 }
-
-}  // namespace
 
 double predict_decode_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p) {
   SpeedOptions o;
@@ -116,10 +120,51 @@ void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
 
 namespace {
 
-// With a probe: `repetitions` rounds of (one probe sample of >= 20 ms, one step sample of >= 5 ms) after the
-// warm-up, so the memory roof and the step see the same seconds of a host whose bandwidth jumps between
-// modes (this VM: 31-34 or 47-55 GB/s for the same GEMV, from one second to the next). The rounds' step
-// seconds and probe rates go to *step_samples and *probe_samples, in order.
+// One decode point's step samples. Without a probe: `repetitions` samples after `warmup` steps. With a probe:
+// `repetitions` rounds of (one probe sample of >= 20 ms, one step sample of >= 5 ms) after the warm-up, so the
+// memory roof and the step see the same seconds of a host whose bandwidth jumps between modes (this VM: 31-34
+// or 47-55 GB/s for the same GEMV, from one second to the next). The rounds' step seconds and probe rates go
+// to *step_samples and *probe_samples, in order.
+Stats time_steps(const std::function<void()>& step, kernels::ThreadPool& pool, int warmup, int repetitions,
+                 GemvStream* probe, std::vector<double>* step_samples, std::vector<double>* probe_samples) {
+  for (int i = 0; i < warmup; ++i) step();
+  std::vector<double> steps, rates;
+  for (int i = 0; i < repetitions; ++i) {
+    if (probe) rates.push_back(probe->measure(pool, TimerOptions{0, 1, 20e-3}).bytes_per_s);
+    steps.push_back(time_per_call(step, TimerOptions{0, 1, 5e-3}).median);
+  }
+  if (step_samples) *step_samples = steps;
+  if (probe_samples) *probe_samples = rates;
+  return summarize(steps);
+}
+
+// The measured side of a decode point from its step samples.
+void set_measured(ValidatePoint& p, const Stats& s) {
+  p.measured_s_median = s.median;
+  p.measured_spread = s.spread;
+  p.samples = s.count;
+  p.measured_tokens_per_s = static_cast<double>(p.batch) / s.median;
+  p.achieved_bandwidth_bytes_per_s = p.bytes_per_token() * p.measured_tokens_per_s;
+}
+
+// The analyzer's side of a probed decode point: the roof at `roof_key` is the probe's median for the point's
+// prediction, and the error is paired: each round's step against the prediction at that round's probe
+// sample, so a jump of the host's bandwidth between rounds moves both sides; the point's error is their median.
+void predict_probed(const ModelSpec& m, ChipSpec at_point, const std::string& roof_key, const std::vector<double>& steps,
+                    const std::vector<double>& rates, ValidatePoint& p) {
+  p.probe_bytes_per_s = median(rates);
+  at_point.measured[roof_key] = p.probe_bytes_per_s;
+  predict_point(m, at_point, p);
+  std::vector<double> errors;
+  for (size_t i = 0; i < steps.size() && i < rates.size(); ++i) {
+    at_point.measured[roof_key] = rates[i];
+    errors.push_back(steps[i] / predict_decode_s(m, at_point, p) - 1.0);
+  }
+  p.relative_error = median(errors);
+  p.predicted_s = p.measured_s_median / (1.0 + p.relative_error);
+  p.predicted_tokens_per_s = p.measured_tokens_per_s * (1.0 + p.relative_error);
+}
+
 ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
                          int warmup, int repetitions, int64_t batch, GemvStream* probe = nullptr,
                          std::vector<double>* step_samples = nullptr, std::vector<double>* probe_samples = nullptr) {
@@ -132,25 +177,8 @@ ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model,
   p.weight_bytes_per_token = model.weight_bytes_per_token() / static_cast<double>(batch);
   p.kv_read_bytes_per_token = model.kv_read_bytes_per_token();
   p.flops_per_token = model.flops_per_token();
-  Stats s;
-  if (!probe) {
-    s = time_decode(model, pool, warmup, repetitions, batch).step_s;
-  } else {
-    for (int i = 0; i < warmup; ++i) model.step(pool, batch);
-    std::vector<double> steps, rates;
-    for (int i = 0; i < repetitions; ++i) {
-      rates.push_back(probe->measure(pool, TimerOptions{0, 1, 20e-3}).bytes_per_s);
-      steps.push_back(time_per_call([&] { model.step(pool, batch); }, TimerOptions{0, 1, 5e-3}).median);
-    }
-    s = summarize(steps);
-    if (step_samples) *step_samples = steps;
-    if (probe_samples) *probe_samples = rates;
-  }
-  p.measured_s_median = s.median;
-  p.measured_spread = s.spread;
-  p.samples = s.count;
-  p.measured_tokens_per_s = static_cast<double>(batch) / s.median;
-  p.achieved_bandwidth_bytes_per_s = p.bytes_per_token() * p.measured_tokens_per_s;
+  if (!probe) set_measured(p, time_decode(model, pool, warmup, repetitions, batch).step_s);
+  else set_measured(p, time_steps([&] { model.step(pool, batch); }, pool, warmup, repetitions, probe, step_samples, probe_samples));
   return p;
 }
 
@@ -199,6 +227,111 @@ ValidatePoint measure_prefill_point(const ModelSpec& m, WeightFormat f, int64_t 
   return time_prefill_point(m, f, model, pool, warmup, repetitions, prompt);
 }
 
+namespace {
+
+// The key the analyzer reads for a batch's memory roof at width k: the single-token kernel, or the batched
+// kernel at n = 4 / 16.
+std::string roof_key(WeightFormat f, int64_t k, int64_t batch) {
+  const std::string kind = batch >= 16 ? "gemv_batch16_" : batch >= 2 ? "gemv_batch4_" : "gemv_";
+  return kind + kernels::format_name(f) + "_stream_k" + std::to_string(k) + "_bytes_per_s";
+}
+
+// The probe of that roof: 32 MiB matrices of width k cycled past 4x the LLC, as calibrate streams them, at
+// the batch's kind (n = 1, 4 or 16). Its first call touches the matrices (not a sample).
+std::unique_ptr<GemvStream> make_probe(WeightFormat f, int64_t k, int64_t batch, kernels::ThreadPool& pool) {
+  const auto info = hwdb::host_cpu_info();
+  const double llc = std::max({info.l3_bytes, info.l2_bytes, 8.0 * (1 << 20)});
+  const int64_t n = batch >= 16 ? 16 : batch >= 2 ? 4 : 1;
+  auto p = std::make_unique<GemvStream>(f, (int64_t{32} << 20) / kernels::row_bytes(f, k), k, 4 * llc, 11, n);
+  p->measure(pool, TimerOptions{1, 1, 20e-3});
+  return p;
+}
+
+// The chip with the calibrated figures of `formats` re-measured now (run_calibration's refresh mode); the
+// chip as given when the refresh is rejected (with a line in r.skipped naming `name`).
+ChipSpec refreshed_chip(const ChipSpec& chip, int threads, std::vector<WeightFormat> formats, bool batched, bool prefill,
+                        const std::string& name, SweepResult& r) {
+  CalibrateOptions copt;
+  copt.threads = threads;
+  copt.refresh_formats = std::move(formats);
+  copt.refresh_batched = batched;
+  copt.refresh_prefill = prefill;
+  const CalibrationRecord rec = run_calibration(copt);
+  std::string why;
+  ChipSpec now = hwdb::apply_calibration(chip, calibration_json(rec), &why);
+  if (!why.empty()) {
+    r.skipped.push_back(name + ": refreshed calibration rejected (" + why + "); the stored one is used");
+    return chip;
+  }
+  r.refreshed_bandwidths_bytes_per_s.push_back(rec.memory_bandwidth_bytes_per_s);
+  return now;
+}
+
+// The real model file: the engine's own decode step (the forward pass `rooftop run` times, sampling aside)
+// at each of the plan's contexts. The prompt is random token ids; before every step the cache is rewound, so
+// each step attends over exactly `context` positions as a synthetic point's does.
+void measure_file(const SweepConfig& config, const ChipSpec& chip, kernels::ThreadPool& pool, SweepResult& r,
+                  const std::function<void(const std::string&)>& progress) {
+  const std::string name = std::filesystem::path(config.model_file).filename().string();
+  std::unique_ptr<engine::LlamaModel> lm;
+  try {
+    lm = std::make_unique<engine::LlamaModel>(engine::load_llama(config.model_file));
+  } catch (const std::exception& e) {
+    r.skipped.push_back(name + ": " + e.what());
+    return;
+  }
+  std::vector<int64_t> contexts;
+  for (int64_t c : config.plan.contexts)
+    if (c >= 2 && c < lm->cfg.context) contexts.push_back(c);
+  if (contexts.empty()) return;
+  if (progress) progress("[file] " + name);
+  const ModelSpec& m = config.file_spec;
+  const WeightFormat f = dominant_format(*lm);
+  const bool probed = config.refresh_calibration && r.calibrated;
+  std::vector<WeightFormat> formats = {f};
+  for (WeightFormat g : {lm->token_embd.format, lm->output.format})
+    if (!contains(formats, g)) formats.push_back(g);
+  const ChipSpec now = probed ? refreshed_chip(chip, config.threads, formats, false, false, name, r) : chip;
+  const std::unique_ptr<GemvStream> probe = probed ? make_probe(f, lm->cfg.dim, 1, pool) : nullptr;
+  engine::Forward fwd(*lm, max_of(contexts), pool);
+  std::mt19937 rng(0x5eed);
+  std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(lm->cfg.vocab - 1));
+  std::vector<int32_t> prompt(static_cast<size_t>(max_of(contexts)));
+  for (auto& t : prompt) t = token(rng);
+  for (int64_t c : contexts) {
+    fwd.rewind(0);
+    fwd.prefill(std::span<const int32_t>(prompt).first(static_cast<size_t>(c - 1)));
+    ValidatePoint p;
+    p.model = m.id;
+    p.format = kernels::format_name(f);
+    p.file = config.model_file;
+    p.embedding_format = analyzer_format(lm->token_embd.format);
+    p.lm_head_format = analyzer_format(lm->output.format);
+    p.context = c;
+    p.threads = pool.size();
+    p.weight_bytes_per_token = static_cast<double>(lm->weights_bytes_per_step());
+    p.kv_read_bytes_per_token = static_cast<double>(lm->kv_bytes_per_token() * c);
+    // 2 per multiply-add of every matrix but the embedding (one row is read), and attention's QK^T and PV.
+    double macs = static_cast<double>(lm->output.m * lm->output.k);
+    for (const auto& l : lm->layers)
+      for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down})
+        macs += static_cast<double>(w->m * w->k);
+    p.flops_per_token = 2 * macs + 4.0 * lm->cfg.layers * lm->cfg.heads * lm->cfg.head_dim * c;
+    const int32_t next = prompt[static_cast<size_t>(c - 1)];
+    auto step = [&] {
+      fwd.rewind(c - 1);
+      fwd.decode(next);
+    };
+    std::vector<double> steps, rates;
+    set_measured(p, time_steps(step, pool, config.warmup, config.repetitions, probe.get(), &steps, &rates));
+    if (probe) predict_probed(m, now, roof_key(f, lm->cfg.dim, 1), steps, rates, p);
+    else predict_point(m, now, p);
+    r.points.push_back(std::move(p));
+  }
+}
+
+}  // namespace
+
 SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
                       const std::function<void(const std::string&)>& progress) {
   SweepResult r;
@@ -238,39 +371,20 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         continue;
       }
       if (progress) progress("[" + std::to_string(index) + "/" + std::to_string(total) + "] " + name + " (" + gb(need) + ")");
-      ChipSpec now = chip;
-      if (config.refresh_calibration && r.calibrated) {
-        CalibrateOptions copt;
-        copt.threads = config.threads;
-        copt.refresh_formats = {f};
-        copt.refresh_batched = batched;
-        copt.refresh_prefill = prefill;
-        const CalibrationRecord rec = run_calibration(copt);
-        std::string why;
-        now = hwdb::apply_calibration(chip, calibration_json(rec), &why);
-        if (!why.empty()) r.skipped.push_back(name + ": refreshed calibration rejected (" + why + "); the stored one is used");
-        else r.refreshed_bandwidths_bytes_per_s.push_back(rec.memory_bandwidth_bytes_per_s);
-      }
+      const ChipSpec now = config.refresh_calibration && r.calibrated
+                               ? refreshed_chip(chip, config.threads, {f}, batched, prefill, name, r)
+                               : chip;
       try {
         // The memory roof of this format, re-measured during every decode point (samples in turn with the
-        // step's): the host's bandwidth moves within the minute a group takes, and within seconds.
-        // One probe per batch size (the batched kernels have their own DRAM rate): 32 MiB matrices of the
-        // model's hidden width (the k of q, k, v, gate, up and the LM head), as calibrate streams them.
+        // step's): the host's bandwidth moves within the minute a group takes, and within seconds. One probe
+        // per batch kind (the batched kernels have their own DRAM rate), at the model's hidden width (the k of
+        // q, k, v, gate, up and the LM head).
         std::map<int64_t, std::unique_ptr<GemvStream>> probes;
-        const auto info = hwdb::host_cpu_info();
-        const double llc = std::max({info.l3_bytes, info.l2_bytes, 8.0 * (1 << 20)});
         auto probe_for = [&](int64_t batch) -> GemvStream* {
           if (!(config.refresh_calibration && r.calibrated && decode)) return nullptr;
-          auto& p = probes[batch];
-          if (!p) p = std::make_unique<GemvStream>(f, (int64_t{32} << 20) / kernels::row_bytes(f, m.hidden), m.hidden, 4 * llc,
-                                                    11, batch);
+          auto& p = probes[batch >= 16 ? 16 : batch >= 2 ? 4 : 1];
+          if (!p) p = make_probe(f, m.hidden, batch, pool);
           return p.get();
-        };
-        const TimerOptions probe_opt{1, 1, 20e-3};
-        // The key the analyzer reads for this batch: single-token, or the batched kernel at n = 4 / 16.
-        auto roof_key = [&](int64_t batch) {
-          const std::string kind = batch >= 16 ? "gemv_batch16_" : batch >= 2 ? "gemv_batch4_" : "gemv_";
-          return kind + kernels::format_name(f) + "_stream_k" + std::to_string(m.hidden) + "_bytes_per_s";
         };
         DecodeModel model(m, f, max_context, 0x5eed + static_cast<uint32_t>(index), max_batch, max_prompt);
         std::vector<int64_t> batches = {1};
@@ -278,29 +392,11 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         for (int64_t b : decode ? batches : std::vector<int64_t>{})
           for (int64_t c : plan.contexts) {
             model.set_context(c);
-            // Batches 4 and 16 are probed at their own n (the analyzer's batched kinds are n = 4 and 16).
-            GemvStream* probe = probe_for(b >= 16 ? 16 : b >= 2 ? 4 : 1);
-            if (probe) probe->measure(pool, probe_opt);  // warm: first touch of its matrices is not a sample
+            GemvStream* probe = probe_for(b);
             std::vector<double> steps, rates;
             ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b, probe, &steps, &rates);
-            ChipSpec at_point = now;
-            if (probe) {
-              p.probe_bytes_per_s = median(rates);
-              at_point.measured[roof_key(b)] = p.probe_bytes_per_s;
-            }
-            predict_point(m, at_point, p);
-            if (probe) {
-              // Paired: each round's step against the prediction at that round's probe sample, so a jump of
-              // the host's bandwidth between rounds moves both sides; the point's error is their median.
-              std::vector<double> errors;
-              for (size_t i = 0; i < steps.size(); ++i) {
-                at_point.measured[roof_key(b)] = rates[i];
-                errors.push_back(steps[i] / predict_decode_s(m, at_point, p) - 1.0);
-              }
-              p.relative_error = median(errors);
-              p.predicted_s = p.measured_s_median / (1.0 + p.relative_error);
-              p.predicted_tokens_per_s = p.measured_tokens_per_s * (1.0 + p.relative_error);
-            }
+            if (probe) predict_probed(m, now, roof_key(f, m.hidden, b), steps, rates, p);
+            else predict_point(m, now, p);
             r.points.push_back(std::move(p));
           }
         for (int64_t prompt : prefill ? plan.prompts : std::vector<int64_t>{}) {
@@ -314,6 +410,7 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
       }
     }
   }
+  if (!config.model_file.empty()) measure_file(config, chip, pool, r, progress);
   r.summary = summarize_points(r.points);
   return r;
 }

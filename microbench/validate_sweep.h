@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/chip_spec.h"
+#include "analyzer/memory.h"
 #include "analyzer/model_spec.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_pool.h"
@@ -43,6 +44,10 @@ struct SweepConfig {
   // seconds) right before that format's points, and predict from them: the error then measures the model,
   // not the drift of a shared machine between the calibration and the run. Only for a calibrated CPU.
   bool refresh_calibration = false;
+  // The real model file (a llama GGUF) to time with the engine's own decode at each of plan.contexts after
+  // the synthetic points, and its analyzer spec (models::from_gguf). Empty path: none.
+  std::string model_file;
+  ModelSpec file_spec;
 };
 
 struct SweepResult {
@@ -62,6 +67,10 @@ struct SweepResult {
 // the plain law and its error, each term set's prediction (decode), the fraction of the bandwidth reached.
 // Prefill: predicted = prompt / the analyzer's TTFT; the law = the chip's fp32 peak / FLOPs per token.
 void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p);
+
+// The analyzer's precision plan for a point: its format for every weight (the file's points: the embedding's
+// and output's own formats), fp32 KV as the kernels keep it.
+PrecisionPlan plan_for(const ValidatePoint& p);
 
 // The analyzer's seconds per decode step (TPOT) for a decode point's shape on `chip`.
 double predict_decode_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p);

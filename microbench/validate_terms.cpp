@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "microbench/validate_sweep.h"
+
 namespace rooftop::microbench {
 namespace {
 
@@ -37,9 +39,7 @@ SpeedOptions options_with_terms(SpeedOptions o, int set) {
 
 double term_tokens_per_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p, int set) {
   if (set == 0) return chip.memory_bandwidth_bytes_per_s / p.bytes_per_token();
-  PrecisionPlan plan;
-  plan.weights = p.format;  // every class (LM head and embeddings too) in the measured format
-  plan.kv = "fp32";
+  const PrecisionPlan plan = plan_for(p);
   SpeedOptions o;
   o.batches = {p.batch};
   o.context = p.context;

@@ -14,29 +14,11 @@
 #include "engine/model_path.h"
 #include "engine/run_record.h"
 #include "kernels/cpu/thread_pool.h"
+#include "microbench/validate_file.h"
 #include "models/models.h"
 
 namespace rooftop::cli {
 namespace {
-
-// The analyzer's formats by the kernels' names ("f32" is the analyzer's "fp32").
-std::string analyzer_format(kernels::WeightFormat f) {
-  std::string n = kernels::format_name(f);
-  return n == "f32" ? "fp32" : n == "f16" ? "fp16" : n;
-}
-
-// The file's dominant weight format: the one holding the most bytes across the layers' matrices.
-std::string dominant_format(const engine::LlamaModel& m) {
-  std::map<std::string, int64_t> bytes;
-  for (const auto& l : m.layers)
-    for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down})
-      bytes[analyzer_format(w->format)] += w->bytes();
-  std::string best = "fp32";
-  int64_t most = -1;
-  for (const auto& [f, b] : bytes)
-    if (b > most) best = f, most = b;
-  return best;
-}
 
 // What the analyzer predicts for this run on the "cpu" card: batch 1, the same prompt and output lengths,
 // the file's formats (dominant layer format, its embedding/lm_head format), fp32 KV as the engine keeps it.
@@ -44,12 +26,7 @@ engine::RunPrediction predict(const Context& ctx, const engine::LlamaModel& mode
                               const engine::RunRecord& r) {
   ModelSpec spec = models::from_gguf(path);
   ChipSpec chip = resolve_chip(ctx, "cpu");
-  PrecisionPlan plan;
-  plan.weights = dominant_format(model);
-  plan.per_class[ParamClass::embeddings] = analyzer_format(model.token_embd.format);
-  plan.per_class[ParamClass::lm_head] = analyzer_format(model.output.format);
-  plan.per_class[ParamClass::norms] = "fp32";
-  plan.kv = "fp32";
+  const PrecisionPlan plan = microbench::file_precision_plan(model);
   SpeedOptions o;
   o.batches = {1};
   o.prompt_tokens = r.prompt_tokens;

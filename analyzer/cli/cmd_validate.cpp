@@ -9,18 +9,19 @@
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "engine/model_path.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cuda/gpu.h"
-#include "reports/report.h"
-#include "reports/table.h"
-#include "reports/units.h"
-#include "hwdb/hwdb.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
 #include "microbench/validate_chart.h"
 #include "microbench/validate_render.h"
-#include "reports/svg.h"
 #include "microbench/validate_sweep.h"
+#include "models/models.h"
+#include "reports/report.h"
+#include "reports/svg.h"
+#include "reports/table.h"
+#include "reports/units.h"
 
 namespace rooftop::cli {
 namespace {
@@ -109,6 +110,13 @@ void register_validate(CLI::App& app, Context& ctx) {
         else missing.push_back(id + ": not in the model database");
       }
       config.plan = plan;
+      // The real SmolLM2-135M file, run by the engine itself after the synthetic shapes.
+      if (const std::string file = engine::default_model_path(); std::filesystem::exists(file)) {
+        config.model_file = file;
+        config.file_spec = models::from_gguf(file);
+      } else {
+        missing.push_back(std::string(engine::kDefaultModelFile) + ": not in the cache (scripts/setup.sh fetches it)");
+      }
       config.threads = o->threads;
       config.max_memory_bytes = o->max_memory_bytes > 0 ? o->max_memory_bytes : microbench::default_max_memory_bytes();
       if (!o->no_calibrate && (o->hw == "cpu" || o->hw == "local")) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "engine/forward.h"
 #include "engine/generate.h"
@@ -174,6 +175,31 @@ TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]
   std::span<const float> lc;
   for (int32_t t : ids) lc = c.decode(t);
   CHECK(std::equal(lb.begin(), lb.end(), lc.begin()));
+}
+
+TEST_CASE("rewind: a step after rewinding to n equals the step first taken at n", "[forward][model]") {
+  // rooftop validate decodes many steps at one fixed context by rewinding the cache before each.
+  Smol& s = smol();
+  auto ids = s.tok.encode("Memory bandwidth bounds decode; arithmetic bounds prefill.");
+  REQUIRE(ids.size() > 6);
+  const size_t n = ids.size() - 3;
+  Forward f(s.model, 64, s.pool);
+  f.prefill(std::span<const int32_t>(ids).first(n));
+  auto first_span = f.decode(ids[n]);
+  const std::vector<float> first(first_span.begin(), first_span.end());
+  f.decode(ids[n + 1]);  // positions n and n + 1 now written; both are forgotten below
+  f.decode(ids[n + 2]);
+  REQUIRE(f.cache().length() == int64_t(n) + 3);
+  f.rewind(int64_t(n));
+  CHECK(f.cache().length() == int64_t(n));
+  auto again = f.decode(ids[n]);
+  CHECK(std::equal(first.begin(), first.end(), again.begin()));  // same kernels, same inputs: bit for bit
+  // A different token at position n gives different logits (the check above is not vacuous).
+  f.rewind(int64_t(n));
+  auto other = f.decode(ids[n + 1]);
+  CHECK_FALSE(std::equal(first.begin(), first.end(), other.begin()));
+  CHECK_THROWS_AS(f.rewind(int64_t(n) + 2), std::logic_error);  // beyond what was written
+  CHECK_THROWS_AS(f.rewind(-1), std::logic_error);
 }
 
 TEST_CASE("perplexity on a fixed English paragraph", "[forward][model]") {

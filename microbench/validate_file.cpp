@@ -1,0 +1,34 @@
+// The real model file as the analyzer sees it.
+#include "microbench/validate_file.h"
+
+#include <map>
+
+namespace rooftop::microbench {
+
+std::string analyzer_format(kernels::WeightFormat f) {
+  const std::string n = kernels::format_name(f);
+  return n == "f32" ? "fp32" : n == "f16" ? "fp16" : n;
+}
+
+kernels::WeightFormat dominant_format(const engine::LlamaModel& m) {
+  std::map<kernels::WeightFormat, int64_t> bytes;
+  for (const auto& l : m.layers)
+    for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) bytes[w->format] += w->bytes();
+  kernels::WeightFormat best = kernels::WeightFormat::f32;
+  int64_t most = -1;
+  for (const auto& [f, b] : bytes)
+    if (b > most) best = f, most = b;
+  return best;
+}
+
+PrecisionPlan file_precision_plan(const engine::LlamaModel& m) {
+  PrecisionPlan plan;
+  plan.weights = analyzer_format(dominant_format(m));
+  plan.per_class[ParamClass::embeddings] = analyzer_format(m.token_embd.format);
+  plan.per_class[ParamClass::lm_head] = analyzer_format(m.output.format);
+  plan.per_class[ParamClass::norms] = "fp32";
+  plan.kv = "fp32";
+  return plan;
+}
+
+}  // namespace rooftop::microbench
