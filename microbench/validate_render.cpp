@@ -246,6 +246,7 @@ std::string validate_json(const SweepResult& r) {
                       {"law_tokens_per_s", p.law_tokens_per_s},
                       {"law_relative_error", p.law_relative_error},
                       {"probe_bytes_per_s", p.probe_bytes_per_s},
+                      {"probe_cpu_speed", p.probe_cpu_speed},
                       {"file", p.file.empty() ? json(nullptr) : json(p.file)},
                       {"embedding_format", p.embedding_format.empty() ? json(nullptr) : json(p.embedding_format)},
                       {"lm_head_format", p.lm_head_format.empty() ? json(nullptr) : json(p.lm_head_format)}});

@@ -11,6 +11,8 @@
 #include <memory>
 #include <new>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "analyzer/memory.h"
 #include "analyzer/speed.h"
@@ -19,6 +21,7 @@
 #include "hwdb/host_cpu.h"
 #include "microbench/kernel_bench.h"
 #include "microbench/calibrate.h"
+#include "microbench/shapes.h"
 #include "microbench/validate_decode.h"
 #include "microbench/validate_file.h"
 #include "microbench/validate_terms.h"
@@ -120,22 +123,38 @@ void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
 
 namespace {
 
+// What a decode point's rounds sample beside its steps. `memory`: the format's GEMV streamed from DRAM at the
+// model's hidden width and the point's batch kind; it stands for the analyzer's `memory_key`. `cpu` (may be
+// null): the format's one-token GEMV kept in cache at the calibrated width nearest the hidden width; its FLOP/s
+// over `cpu_reference` (the calibrated figure of that shape) says how fast the cores ran in that round.
+struct Probe {
+  GemvStream* memory = nullptr;
+  std::string memory_key;
+  GemvStream* cpu = nullptr;
+  double cpu_reference = 0;
+};
+struct RoundSamples {
+  std::vector<double> steps, memory, cpu_speed;  // seconds per step, B/s, probe FLOP/s / reference (one per round)
+};
+
 // One decode point's step samples. Without a probe: `repetitions` samples after `warmup` steps. With a probe:
-// `repetitions` rounds of (one probe sample of >= 20 ms, one step sample of >= 5 ms) after the warm-up, so the
-// memory roof and the step see the same seconds of a host whose bandwidth jumps between modes (this VM: 31-34
-// or 47-55 GB/s for the same GEMV, from one second to the next). The rounds' step seconds and probe rates go
-// to *step_samples and *probe_samples, in order.
+// `repetitions` rounds of (a memory sample of >= 20 ms, a CPU sample of >= 10 ms, a step sample of >= 5 ms)
+// after the warm-up, so the roofs and the step see the same seconds of a shared host. Its DRAM bandwidth jumps
+// between modes (this VM: 31-34 or 47-55 GB/s for the same GEMV, from one second to the next), and other
+// tenants slow its cores in bursts that a memory probe does not see (in-cache GEMV 75-97 GFLOP/s within a minute).
 Stats time_steps(const std::function<void()>& step, kernels::ThreadPool& pool, int warmup, int repetitions,
-                 GemvStream* probe, std::vector<double>* step_samples, std::vector<double>* probe_samples) {
+                 const Probe* probe, RoundSamples* out) {
   for (int i = 0; i < warmup; ++i) step();
-  std::vector<double> steps, rates;
+  RoundSamples r;
   for (int i = 0; i < repetitions; ++i) {
-    if (probe) rates.push_back(probe->measure(pool, TimerOptions{0, 1, 20e-3}).bytes_per_s);
-    steps.push_back(time_per_call(step, TimerOptions{0, 1, 5e-3}).median);
+    if (probe) r.memory.push_back(probe->memory->measure(pool, TimerOptions{0, 1, 20e-3}).bytes_per_s);
+    if (probe && probe->cpu)
+      r.cpu_speed.push_back(probe->cpu->measure(pool, TimerOptions{0, 1, 10e-3}).flops_per_s / probe->cpu_reference);
+    r.steps.push_back(time_per_call(step, TimerOptions{0, 1, 5e-3}).median);
   }
-  if (step_samples) *step_samples = steps;
-  if (probe_samples) *probe_samples = rates;
-  return summarize(steps);
+  const Stats s = summarize(r.steps);
+  if (out) *out = std::move(r);
+  return s;
 }
 
 // The measured side of a decode point from its step samples.
@@ -147,27 +166,51 @@ void set_measured(ValidatePoint& p, const Stats& s) {
   p.achieved_bandwidth_bytes_per_s = p.bytes_per_token() * p.measured_tokens_per_s;
 }
 
-// The analyzer's side of a probed decode point: the roof at `roof_key` is the probe's median for the point's
-// prediction, and the error is paired: each round's step against the prediction at that round's probe
-// sample, so a jump of the host's bandwidth between rounds moves both sides; the point's error is their median.
-void predict_probed(const ModelSpec& m, ChipSpec at_point, const std::string& roof_key, const std::vector<double>& steps,
-                    const std::vector<double>& rates, ValidatePoint& p) {
-  p.probe_bytes_per_s = median(rates);
-  at_point.measured[roof_key] = p.probe_bytes_per_s;
-  predict_point(m, at_point, p);
-  std::vector<double> errors;
-  for (size_t i = 0; i < steps.size() && i < rates.size(); ++i) {
-    at_point.measured[roof_key] = rates[i];
-    errors.push_back(steps[i] / predict_decode_s(m, at_point, p) - 1.0);
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+}  // namespace
+
+ChipSpec at_cpu_speed(ChipSpec chip, double speed) {
+  if (!(speed > 0) || !std::isfinite(speed)) throw std::invalid_argument("at_cpu_speed: speed must be positive");
+  for (auto& [key, v] : chip.measured) {
+    const bool rate = ends_with(key, "_flops_per_s") || ends_with(key, "_bytes_per_s");
+    if (starts_with(key, "overhead_") && ends_with(key, "_s")) v /= speed;  // fixed seconds per layer / value / step
+    else if (rate && (key.find("_arith") != std::string::npos || starts_with(key, "gemm_") || starts_with(key, "attention_")))
+      v *= speed;  // in-cache GEMV arithmetic, prefill GEMM, attention: bound by the cores, not by DRAM
   }
+  return chip;
+}
+
+namespace {
+
+// The analyzer's side of a probed decode point. Each round's step is compared with the prediction at that
+// round's samples (memory roof = its memory sample; compute figures at its CPU speed), so a jump of the host
+// between rounds moves both sides; the point's error is the median over rounds. The point's own prediction is
+// at the samples' medians.
+void predict_probed(const ModelSpec& m, const ChipSpec& now, const Probe& probe, const RoundSamples& r, ValidatePoint& p) {
+  auto at = [&](double bytes_per_s, double speed) {
+    ChipSpec c = speed == 1.0 ? now : at_cpu_speed(now, speed);
+    c.measured[probe.memory_key] = bytes_per_s;
+    return c;
+  };
+  p.probe_bytes_per_s = median(r.memory);
+  p.probe_cpu_speed = r.cpu_speed.empty() ? 1.0 : median(r.cpu_speed);
+  predict_point(m, at(p.probe_bytes_per_s, p.probe_cpu_speed), p);
+  std::vector<double> errors;
+  for (size_t i = 0; i < r.steps.size() && i < r.memory.size(); ++i)
+    errors.push_back(r.steps[i] / predict_decode_s(m, at(r.memory[i], i < r.cpu_speed.size() ? r.cpu_speed[i] : 1.0), p) - 1.0);
   p.relative_error = median(errors);
   p.predicted_s = p.measured_s_median / (1.0 + p.relative_error);
   p.predicted_tokens_per_s = p.measured_tokens_per_s * (1.0 + p.relative_error);
 }
 
 ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
-                         int warmup, int repetitions, int64_t batch, GemvStream* probe = nullptr,
-                         std::vector<double>* step_samples = nullptr, std::vector<double>* probe_samples = nullptr) {
+                         int warmup, int repetitions, int64_t batch, const Probe* probe = nullptr,
+                         RoundSamples* samples = nullptr) {
   ValidatePoint p;
   p.model = m.id;
   p.format = kernels::format_name(f);
@@ -178,7 +221,7 @@ ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model,
   p.kv_read_bytes_per_token = model.kv_read_bytes_per_token();
   p.flops_per_token = model.flops_per_token();
   if (!probe) set_measured(p, time_decode(model, pool, warmup, repetitions, batch).step_s);
-  else set_measured(p, time_steps([&] { model.step(pool, batch); }, pool, warmup, repetitions, probe, step_samples, probe_samples));
+  else set_measured(p, time_steps([&] { model.step(pool, batch); }, pool, warmup, repetitions, probe, samples));
   return p;
 }
 
@@ -247,6 +290,26 @@ std::unique_ptr<GemvStream> make_probe(WeightFormat f, int64_t k, int64_t batch,
   return p;
 }
 
+// The CPU-speed probe of a format at hidden width k: its one-token GEMV at the calibrated in-cache shape whose
+// width is nearest k (in log k), one copy kept in cache, as calibrate measures it; and that shape's calibrated
+// FLOP/s. Null when the chip has no such figure (the format's blocks do not divide any calibrated width).
+std::pair<std::unique_ptr<GemvStream>, double> make_cpu_probe(WeightFormat f, int64_t k, const ChipSpec& chip,
+                                                              kernels::ThreadPool& pool) {
+  const MatrixShape* best = nullptr;
+  double reference = 0;
+  for (const auto& s : in_cache_shapes()) {
+    auto it = chip.measured.find("gemv_" + std::string(kernels::format_name(f)) + "_arith_k" + std::to_string(s.k) +
+                                 "_flops_per_s");
+    if (it == chip.measured.end() || s.k % kernels::block_values(f) != 0) continue;
+    if (!best || std::abs(std::log(double(s.k) / double(k))) < std::abs(std::log(double(best->k) / double(k))))
+      best = &s, reference = it->second;
+  }
+  if (!best || !(reference > 0)) return {nullptr, 0.0};
+  auto p = std::make_unique<GemvStream>(f, best->m, best->k, 0.0, 11, 1);
+  p->measure(pool, TimerOptions{1, 1, 10e-3});
+  return {std::move(p), reference};
+}
+
 // The chip with the calibrated figures of `formats` re-measured now (run_calibration's refresh mode); the
 // chip as given when the refresh is rejected (with a line in r.skipped naming `name`).
 ChipSpec refreshed_chip(const ChipSpec& chip, int threads, std::vector<WeightFormat> formats, bool batched, bool prefill,
@@ -292,7 +355,10 @@ void measure_file(const SweepConfig& config, const ChipSpec& chip, kernels::Thre
   for (WeightFormat g : {lm->token_embd.format, lm->output.format})
     if (!contains(formats, g)) formats.push_back(g);
   const ChipSpec now = probed ? refreshed_chip(chip, config.threads, formats, false, false, name, r) : chip;
-  const std::unique_ptr<GemvStream> probe = probed ? make_probe(f, lm->cfg.dim, 1, pool) : nullptr;
+  const std::unique_ptr<GemvStream> memory_probe = probed ? make_probe(f, lm->cfg.dim, 1, pool) : nullptr;
+  auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, lm->cfg.dim, now, pool)
+                                           : std::pair<std::unique_ptr<GemvStream>, double>{};
+  const Probe probe{memory_probe.get(), roof_key(f, lm->cfg.dim, 1), cpu_probe.get(), cpu_reference};
   engine::Forward fwd(*lm, max_of(contexts), pool);
   std::mt19937 rng(0x5eed);
   std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(lm->cfg.vocab - 1));
@@ -322,9 +388,9 @@ void measure_file(const SweepConfig& config, const ChipSpec& chip, kernels::Thre
       fwd.rewind(c - 1);
       fwd.decode(next);
     };
-    std::vector<double> steps, rates;
-    set_measured(p, time_steps(step, pool, config.warmup, config.repetitions, probe.get(), &steps, &rates));
-    if (probe) predict_probed(m, now, roof_key(f, lm->cfg.dim, 1), steps, rates, p);
+    RoundSamples samples;
+    set_measured(p, time_steps(step, pool, config.warmup, config.repetitions, probed ? &probe : nullptr, &samples));
+    if (probed) predict_probed(m, now, probe, samples, p);
     else predict_point(m, now, p);
     r.points.push_back(std::move(p));
   }
@@ -375,16 +441,18 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
                                ? refreshed_chip(chip, config.threads, {f}, batched, prefill, name, r)
                                : chip;
       try {
-        // The memory roof of this format, re-measured during every decode point (samples in turn with the
-        // step's): the host's bandwidth moves within the minute a group takes, and within seconds. One probe
-        // per batch kind (the batched kernels have their own DRAM rate), at the model's hidden width (the k of
-        // q, k, v, gate, up and the LM head).
-        std::map<int64_t, std::unique_ptr<GemvStream>> probes;
-        auto probe_for = [&](int64_t batch) -> GemvStream* {
-          if (!(config.refresh_calibration && r.calibrated && decode)) return nullptr;
-          auto& p = probes[batch >= 16 ? 16 : batch >= 2 ? 4 : 1];
+        // The roofs of this format, re-measured during every decode point (samples in turn with the step's):
+        // the host's bandwidth and its cores' speed move within the minute a group takes, and within seconds.
+        // One memory probe per batch kind (the batched kernels have their own DRAM rate), at the model's hidden
+        // width (the k of q, k, v, gate, up and the LM head); one CPU probe.
+        const bool probed = config.refresh_calibration && r.calibrated && decode;
+        std::map<int64_t, std::unique_ptr<GemvStream>> memory_probes;
+        auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, m.hidden, now, pool)
+                                                 : std::pair<std::unique_ptr<GemvStream>, double>{};
+        auto probe_for = [&](int64_t batch) {
+          auto& p = memory_probes[batch >= 16 ? 16 : batch >= 2 ? 4 : 1];
           if (!p) p = make_probe(f, m.hidden, batch, pool);
-          return p.get();
+          return Probe{p.get(), roof_key(f, m.hidden, batch), cpu_probe.get(), cpu_reference};
         };
         DecodeModel model(m, f, max_context, 0x5eed + static_cast<uint32_t>(index), max_batch, max_prompt);
         std::vector<int64_t> batches = {1};
@@ -392,10 +460,11 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         for (int64_t b : decode ? batches : std::vector<int64_t>{})
           for (int64_t c : plan.contexts) {
             model.set_context(c);
-            GemvStream* probe = probe_for(b);
-            std::vector<double> steps, rates;
-            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b, probe, &steps, &rates);
-            if (probe) predict_probed(m, now, roof_key(f, m.hidden, b), steps, rates, p);
+            RoundSamples samples;
+            const Probe probe = probed ? probe_for(b) : Probe{};
+            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b,
+                                         probed ? &probe : nullptr, &samples);
+            if (probed) predict_probed(m, now, probe, samples, p);
             else predict_point(m, now, p);
             r.points.push_back(std::move(p));
           }
