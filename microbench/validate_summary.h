@@ -48,6 +48,12 @@ struct ValidatePoint {
   // probe's FLOP/s over its calibrated figure (1 = as calibrated); the compute-side figures of each round's
   // prediction are scaled by that round's sample (see at_cpu_speed). 1 when not probed.
   double probe_cpu_speed = 1;
+  // The same paired error with the memory probe alone (compute figures as calibrated): what the CPU probe
+  // changed. NaN when not probed.
+  double relative_error_memory_probe_only = nan();
+  // Times the point was measured: more than 1 when the CPU probe said the cores ran over 15% off their
+  // calibrated speed (the attempt nearest it is kept).
+  int attempts = 1;
   // Points of the real model file (the engine's own decode over the GGUF's tensors): the file's path, and the
   // formats of its embedding and output matrices (analyzer names; "" = `format`, the layers' dominant format).
   std::string file, embedding_format, lm_head_format;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 #include <span>
+#include <limits>
 #include <map>
 #include <memory>
 #include <new>
@@ -179,8 +180,11 @@ ChipSpec at_cpu_speed(ChipSpec chip, double speed) {
   for (auto& [key, v] : chip.measured) {
     const bool rate = ends_with(key, "_flops_per_s") || ends_with(key, "_bytes_per_s");
     if (starts_with(key, "overhead_") && ends_with(key, "_s")) v /= speed;  // fixed seconds per layer / value / step
-    else if (rate && (key.find("_arith") != std::string::npos || starts_with(key, "gemm_") || starts_with(key, "attention_")))
-      v *= speed;  // in-cache GEMV arithmetic, prefill GEMM, attention: bound by the cores, not by DRAM
+    else if (rate && (key.find("_arith") != std::string::npos || starts_with(key, "gemm_") ||
+                      starts_with(key, "attention_prefill")))
+      v *= speed;  // in-cache GEMV arithmetic, prefill GEMM and attention: bound by the cores
+    // Decode attention ("attention_f32/f16_bytes_per_s") is calibrated over KV caches cycled from DRAM, and
+    // the DRAM streaming GEMV rates are the memory probe's: both stay.
   }
   return chip;
 }
@@ -200,12 +204,39 @@ void predict_probed(const ModelSpec& m, const ChipSpec& now, const Probe& probe,
   p.probe_bytes_per_s = median(r.memory);
   p.probe_cpu_speed = r.cpu_speed.empty() ? 1.0 : median(r.cpu_speed);
   predict_point(m, at(p.probe_bytes_per_s, p.probe_cpu_speed), p);
-  std::vector<double> errors;
-  for (size_t i = 0; i < r.steps.size() && i < r.memory.size(); ++i)
+  std::vector<double> errors, memory_only;
+  for (size_t i = 0; i < r.steps.size() && i < r.memory.size(); ++i) {
     errors.push_back(r.steps[i] / predict_decode_s(m, at(r.memory[i], i < r.cpu_speed.size() ? r.cpu_speed[i] : 1.0), p) - 1.0);
+    memory_only.push_back(r.steps[i] / predict_decode_s(m, at(r.memory[i], 1.0), p) - 1.0);
+  }
   p.relative_error = median(errors);
+  p.relative_error_memory_probe_only = median(memory_only);
   p.predicted_s = p.measured_s_median / (1.0 + p.relative_error);
   p.predicted_tokens_per_s = p.measured_tokens_per_s * (1.0 + p.relative_error);
+}
+
+// A probed point is measured again (at most kRetries more times) while its CPU probe says the cores ran more than
+// kContended off their calibrated speed (other tenants were using them), and the attempt nearest the calibrated
+// speed is kept. measure(samples) times the point once.
+constexpr int kRetries = 2;
+constexpr double kContended = 0.15;
+template <class Measure>
+ValidatePoint measure_probed(const Measure& measure, const ModelSpec& m, const ChipSpec& now, const Probe& probe) {
+  ValidatePoint best;
+  RoundSamples best_samples;
+  double best_off = std::numeric_limits<double>::infinity();
+  int attempts = 0;
+  for (int a = 0; a <= kRetries; ++a) {
+    RoundSamples samples;
+    ValidatePoint p = measure(samples);
+    ++attempts;
+    const double speed = samples.cpu_speed.empty() ? 1.0 : median(samples.cpu_speed);
+    if (const double off = std::abs(std::log(speed)); off < best_off) best = std::move(p), best_samples = std::move(samples), best_off = off;
+    if (std::abs(speed - 1.0) <= kContended) break;
+  }
+  best.attempts = attempts;
+  predict_probed(m, now, probe, best_samples, best);
+  return best;
 }
 
 ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
@@ -388,10 +419,17 @@ void measure_file(const SweepConfig& config, const ChipSpec& chip, kernels::Thre
       fwd.rewind(c - 1);
       fwd.decode(next);
     };
-    RoundSamples samples;
-    set_measured(p, time_steps(step, pool, config.warmup, config.repetitions, probed ? &probe : nullptr, &samples));
-    if (probed) predict_probed(m, now, probe, samples, p);
-    else predict_point(m, now, p);
+    auto measure = [&](RoundSamples& samples) {
+      ValidatePoint q = p;
+      set_measured(q, time_steps(step, pool, config.warmup, config.repetitions, probed ? &probe : nullptr, &samples));
+      return q;
+    };
+    if (probed) p = measure_probed(measure, m, now, probe);
+    else {
+      RoundSamples samples;
+      p = measure(samples);
+      predict_point(m, now, p);
+    }
     r.points.push_back(std::move(p));
   }
 }
@@ -460,12 +498,16 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         for (int64_t b : decode ? batches : std::vector<int64_t>{})
           for (int64_t c : plan.contexts) {
             model.set_context(c);
-            RoundSamples samples;
-            const Probe probe = probed ? probe_for(b) : Probe{};
-            ValidatePoint p = time_point(m, f, model, pool, config.warmup, config.repetitions, b,
-                                         probed ? &probe : nullptr, &samples);
-            if (probed) predict_probed(m, now, probe, samples, p);
-            else predict_point(m, now, p);
+            ValidatePoint p;
+            if (probed) {
+              const Probe probe = probe_for(b);
+              p = measure_probed([&](RoundSamples& samples) {
+                    return time_point(m, f, model, pool, config.warmup, config.repetitions, b, &probe, &samples);
+                  }, m, now, probe);
+            } else {
+              p = time_point(m, f, model, pool, config.warmup, config.repetitions, b);
+              predict_point(m, now, p);
+            }
             r.points.push_back(std::move(p));
           }
         for (int64_t prompt : prefill ? plan.prompts : std::vector<int64_t>{}) {

@@ -76,9 +76,9 @@ PrecisionPlan plan_for(const ValidatePoint& p);
 double predict_decode_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p);
 
 // The chip as it runs when its cores run at `speed` x their calibrated speed (an in-cache probe's rate over its
-// calibrated value): the rates bound by the cores (GEMV arithmetic "..._arith...", "gemm_...", "attention_...")
-// times speed, the fixed costs ("overhead_..._s") divided by it; DRAM figures (streaming GEMV rates, bandwidth)
-// unchanged. std::invalid_argument unless speed > 0.
+// calibrated value): the rates bound by the cores (GEMV arithmetic "..._arith...", "gemm_...",
+// "attention_prefill_...") times speed, the fixed costs ("overhead_..._s") divided by it; DRAM figures (streaming
+// GEMV rates, decode attention over KV from DRAM, bandwidth) unchanged. std::invalid_argument unless speed > 0.
 ChipSpec at_cpu_speed(ChipSpec chip, double speed);
 
 // Measure one decode point (allocates, warms up, times): weights in `f`, `batch` sequences of
