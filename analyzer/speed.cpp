@@ -45,7 +45,13 @@ struct Rates {
   bool use_measured = false;
   double per_layer_s = 0, per_step_s = 0;
   double per_value_s = 0;  // seconds per value of a token's small ops (PassWork::elementwise_values)
+  double per_region_s = 0; // DRAM start of each matmul region (calibrated CPUs; see kMatmulRegionsPerLayer)
 };
+
+// The matmul regions of a decoder layer: q/k/v (one region), o, gate/up (one region), down. Each stage reads
+// the previous one's output, so no decoder runs a layer's matrices in fewer parallel regions; the LM head is one
+// more per pass. Each region's threads start streaming cold (see calibrate's "DRAM start of a GEMV region").
+constexpr double kMatmulRegionsPerLayer = 4;
 
 // A calibrated rate at each measured input width k, from keys "<prefix><k>_flops_per_s" (in-cache
 // arithmetic, e.g. gemv_q4_1_arith_k576_flops_per_s) or "<prefix><k>_bytes_per_s" (DRAM streaming, e.g.
@@ -178,6 +184,7 @@ PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double device
   // Calibrated CPU: the layer's barriers, plus every token's small ops (norms, RoPE, SwiGLU) at the
   // measured cost per value, so a small model's layer and a batch's or a prompt's tokens pay their own size.
   t.s += (r.per_layer_s + r.per_value_s * w.elementwise_values * w.tokens) * layers + r.per_step_s;
+  t.s += r.per_region_s * (kMatmulRegionsPerLayer * layers + 1);
   t.bound = t.compute_s > t.memory_s ? "compute" : "memory";
   return t;
 }
@@ -259,11 +266,13 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
         rates.per_layer_s = sync->second;
         rates.per_value_s = value->second;
       }
+      if (auto start = chip.measured.find("overhead_region_start_s"); start != chip.measured.end())
+        rates.per_region_s = start->second;
     }
     if (!(rates.per_layer_s >= 0 && rates.per_layer_s < 1)) throw InputError("--layer-overhead must be in [0, 1) seconds");
   }
   // What one decode token's layer pays (barriers + its small ops), as reported.
-  r.overhead_per_layer_s = rates.per_layer_s;
+  r.overhead_per_layer_s = rates.per_layer_s + kMatmulRegionsPerLayer * rates.per_region_s;
   if (rates.per_value_s > 0) r.overhead_per_layer_s += rates.per_value_s * pass_work(m, p, PassShape{1, 1, 0, false}).elementwise_values;
 
   // Price and power.
@@ -427,7 +436,10 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                             "; --layer-overhead)" +
                             (rates.per_value_s > 0 ? ", plus each token's norms, RoPE and SwiGLU at " +
                                                          std::to_string(rates.per_value_s * 1e9).substr(0, 4) + " ns per value (measured)"
-                                                   : std::string()));
+                                                   : std::string()) +
+                            (rates.per_region_s > 0 ? ", plus " + std::to_string(rates.per_region_s * 1e6).substr(0, 4) +
+                                                          " µs to start each matmul region from DRAM (4 per layer + the LM head; measured)"
+                                                    : std::string()));
     if (!calibrated)
       r.assumptions.push_back("efficiency: " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
                               "% of bandwidth, " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +

@@ -99,6 +99,11 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
       set("overhead_sync_per_layer_s", sync);
       set("overhead_per_value_s", value);
     }
+    if (o.contains("region_start_s")) {  // 0 is a valid measurement (no start cost seen)
+      const double start = number(o, "region_start_s", "overhead.", false);
+      if (start >= 1e-3) throw Rejected{"overhead.region_start_s is " + std::to_string(start) + " s; expected under 1 ms"};
+      set("overhead_region_start_s", start);
+    }
   }
   c.notes.push_back("calibrated: " + measured + " (rooftop calibrate" +
                     (j.value("quick", false) ? std::string(", quick") : std::string()) + ")");

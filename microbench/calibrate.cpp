@@ -242,7 +242,13 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                        AttentionShape a = llama8b_attention(256);
                        rec.kernels.push_back(measure_attention_prefill(pool, a.heads, a.kv_heads, a.head_dim, a.t, kern_opt));
                      }});
-  steps.push_back({"fixed overhead per layer and step", 0.5, [&] { rec.overhead = measure_overhead(pool, kern_opt); }});
+  steps.push_back({"fixed overhead per layer and step", 0.5, [&] {
+                     const RegionStartResult keep = rec.overhead.region_start;  // its own step (order-free)
+                     rec.overhead = measure_overhead(pool, kern_opt);
+                     rec.overhead.region_start = keep;
+                   }});
+  steps.push_back({"DRAM start of a GEMV region", q ? 0.3 : 1.0,
+                   [&] { rec.overhead.region_start = measure_region_start(pool, llc, q); }});
 
   double total = 0, done = 0;
   for (const auto& s : steps) total += s.weight;

@@ -92,8 +92,13 @@ std::string calibration_json(const CalibrationRecord& r) {
     kernels.push_back(e);
   }
   j["kernels"] = kernels;
+  nlohmann::json region_shapes = nlohmann::json::array();
+  for (const auto& s : r.overhead.region_start.shapes)
+    region_shapes.push_back({{"format", s.format}, {"m", s.m}, {"k", s.k}, {"chain_bytes_per_s", s.chain_bytes_per_s},
+                             {"stream_bytes_per_s", s.stream_bytes_per_s}, {"excess_s", s.excess_s}});
   j["overhead"] = {{"per_layer_s", r.overhead.per_layer_s}, {"per_step_s", r.overhead.per_step_s},
                    {"sync_per_layer_s", r.overhead.sync_per_layer_s}, {"per_value_s", r.overhead.per_value_s},
+                   {"region_start_s", r.overhead.region_start.per_region_s}, {"region_start_shapes", region_shapes},
                    {"layer_seconds", stats_json(r.overhead.layer_seconds)},
                    {"step_seconds", stats_json(r.overhead.step_seconds)}};
   j["notes"] = r.notes;

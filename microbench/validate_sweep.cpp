@@ -179,6 +179,7 @@ ChipSpec at_cpu_speed(ChipSpec chip, double speed) {
   if (!(speed > 0) || !std::isfinite(speed)) throw std::invalid_argument("at_cpu_speed: speed must be positive");
   for (auto& [key, v] : chip.measured) {
     const bool rate = ends_with(key, "_flops_per_s") || ends_with(key, "_bytes_per_s");
+    if (key == "overhead_region_start_s") continue;  // DRAM latency at each region's start, not the cores'
     if (starts_with(key, "overhead_") && ends_with(key, "_s")) v /= speed;  // fixed seconds per layer / value / step
     else if (rate && (key.find("_arith") != std::string::npos || starts_with(key, "gemm_") ||
                       starts_with(key, "attention_prefill")))

@@ -68,7 +68,9 @@ std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, c
   k.footnotes.push_back("overhead: " + reports::seconds(r.overhead.per_layer_s) + " per layer (5 parallel regions + small ops, as the engine's decode), " +
                         reports::seconds(r.overhead.per_step_s) + " per step; split: " +
                         reports::seconds(r.overhead.sync_per_layer_s) + " for the 5 barriers + " +
-                        reports::sig(r.overhead.per_value_s * 1e9) + " ns per value of the small ops (norms, RoPE, SwiGLU)");
+                        reports::sig(r.overhead.per_value_s * 1e9) + " ns per value of the small ops (norms, RoPE, SwiGLU); " +
+                        reports::seconds(r.overhead.region_start.per_region_s) +
+                        " to start each GEMV region from DRAM (separate ~1 MB matrices against 32 MiB ones)");
   for (const auto& n : r.notes) k.footnotes.push_back("note: " + n);
   out.push_back(k);
   return out;

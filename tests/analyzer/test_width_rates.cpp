@@ -91,3 +91,19 @@ TEST_CASE("per-width DRAM streaming rates set each width's memory roof; each wid
   }
   CHECK(p.bound == "memory");
 }
+
+TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and the LM head's", "[speed]") {
+  const ModelSpec m = test::smollm2_135m();  // 30 layers
+  ChipSpec c = cpu_with_width_rates();
+  const double without = decode_point(m, c).tpot_s;
+  c.measured["overhead_region_start_s"] = 5e-6;
+  const SpeedPoint p = decode_point(m, c);
+  // q/k/v, o, gate/up, down per layer, then the LM head: (4 x 30 + 1) x 5 µs = 605 µs.
+  CHECK(p.tpot_s - without == Approx(605e-6).epsilon(1e-9));
+  // The same cost is in a prompt's prefill pass.
+  c.measured.erase("overhead_region_start_s");
+  const double ttft_without = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32"}, SpeedOptions{}).points.at(0).ttft_s;
+  c.measured["overhead_region_start_s"] = 5e-6;
+  const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32"}, SpeedOptions{}).points.at(0).ttft_s;
+  CHECK(ttft_with - ttft_without == Approx(605e-6).epsilon(1e-6));
+}

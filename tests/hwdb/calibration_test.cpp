@@ -87,6 +87,26 @@ TEST_CASE("a valid calibration file changes figures and provenance", "[hwdb][cal
   CHECK(c.measured.at("overhead_per_layer_s") == f.per_layer);
   CHECK(c.measured.at("overhead_per_step_s") == Approx(10 * f.per_layer));
   CHECK(c.provenance.at("gemv_q4_1_bytes_per_s") == "measured 2026-11-29");
+  CHECK(c.measured.count("overhead_region_start_s") == 0);  // an older file without it: no region cost
+}
+
+TEST_CASE("the DRAM start per GEMV region is read when present; 0 is a measurement, 1 ms or more is not", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  Figures f = random_figures(13);
+  std::string why;
+  auto j = calibration_json("Made-up EPYC|2|25", f);
+  j["overhead"]["region_start_s"] = 4.7e-6;
+  auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(why.empty());
+  CHECK(c.measured.at("overhead_region_start_s") == 4.7e-6);
+  CHECK(c.provenance.at("overhead_region_start_s") == "measured 2026-11-29");
+  j["overhead"]["region_start_s"] = 0.0;
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.at("overhead_region_start_s") == 0.0);
+  for (double bad : {-1e-6, 2e-3}) {
+    j["overhead"]["region_start_s"] = bad;
+    CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());  // the file is refused whole
+    CHECK(why.find("overhead.region_start_s") != std::string::npos);
+  }
 }
 
 TEST_CASE("foreign, truncated, wrong-schema or half-bad files are ignored whole", "[hwdb][calibration]") {

@@ -1,6 +1,8 @@
 // The calibration file: written by calibration_json, read back by hwdb::apply_calibration; atomic writes.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +81,7 @@ CalibrationRecord random_record(unsigned seed, const rooftop::ChipSpec& chip) {
   r.overhead.per_step_s = 50e-6 * u(rng);
   r.overhead.layer_seconds = stats_of(r.overhead.per_layer_s);
   r.overhead.step_seconds = stats_of(r.overhead.per_step_s);
+  r.overhead.region_start.per_region_s = 5e-6 * u(rng);
   r.notes.push_back(skipped.skipped_reason);
   return r;
 }
@@ -121,6 +124,7 @@ TEST_CASE("a calibration written by calibration_json is read back by hwdb with t
     CHECK(c.measured.at("gemm_f32_fraction_of_ceiling") == Approx(r.kernels[1].flops_per_s / r.peaks[0].ops_per_s));
     CHECK(c.measured.at("overhead_per_layer_s") == Approx(r.overhead.per_layer_s));
     CHECK(c.measured.at("overhead_per_step_s") == Approx(r.overhead.per_step_s));
+    CHECK(c.measured.at("overhead_region_start_s") == Approx(r.overhead.region_start.per_region_s));
     CHECK(c.provenance.at("gemv_q4_1_bytes_per_s") == "measured 2026-11-29");
   }
 }
@@ -240,4 +244,15 @@ TEST_CASE("run_calibration's refresh mode measures only the asked format's figur
   const rooftop::ChipSpec c = rooftop::hwdb::apply_calibration(rooftop::hwdb::detect_host_cpu(), calibration_json(r), &why);
   CHECK(why.empty());
   CHECK(c.measured.count("gemv_q8_0_bytes_per_s") == 1);
+  // The DRAM start of a GEMV region, measured in every mode (quick: the q8_0 SmolLM2 FFN shape only).
+  REQUIRE(r.overhead.region_start.shapes.size() == 1);
+  const auto& shape = r.overhead.region_start.shapes[0];
+  CHECK(shape.format == "q8_0");
+  CHECK((shape.m == 1536 && shape.k == 576));
+  CHECK(shape.chain_bytes_per_s > 1e9);   // a GEMV from DRAM streams at GB/s
+  CHECK(shape.stream_bytes_per_s > 1e9);
+  CHECK(std::isfinite(shape.excess_s));
+  CHECK(r.overhead.region_start.per_region_s == std::max(0.0, shape.excess_s));  // the one shape's median excess
+  CHECK(r.overhead.region_start.per_region_s < 1e-3);
+  CHECK(c.measured.at("overhead_region_start_s") == r.overhead.region_start.per_region_s);
 }

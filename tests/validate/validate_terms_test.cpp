@@ -228,7 +228,8 @@ TEST_CASE("at_cpu_speed scales what the cores bound and leaves DRAM figures alon
                 {"attention_prefill_f32_flops_per_s", 120e9},
                 {"attention_f32_bytes_per_s", 20e9},               // decode attention, KV from DRAM: unchanged
                 {"overhead_per_value_s", 1.8e-9},                  // fixed costs: / speed
-                {"overhead_sync_per_layer_s", 1.0e-6}};
+                {"overhead_sync_per_layer_s", 1.0e-6},
+                {"overhead_region_start_s", 5e-6}};                 // DRAM latency: unchanged
   const ChipSpec s = at_cpu_speed(c, 0.8);
   CHECK(s.measured.at("gemv_q8_0_stream_k576_bytes_per_s") == 31e9);
   CHECK(s.measured.at("gemv_q8_0_bytes_per_s") == 29e9);
@@ -241,6 +242,7 @@ TEST_CASE("at_cpu_speed scales what the cores bound and leaves DRAM figures alon
   CHECK(s.measured.at("attention_f32_bytes_per_s") == 20e9);
   CHECK(s.measured.at("overhead_per_value_s") == Approx(2.25e-9));
   CHECK(s.measured.at("overhead_sync_per_layer_s") == Approx(1.25e-6));
+  CHECK(s.measured.at("overhead_region_start_s") == 5e-6);
   CHECK_THROWS_AS(at_cpu_speed(c, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(at_cpu_speed(c, std::nan("")), std::invalid_argument);
 }
