@@ -44,8 +44,8 @@ struct ValidatePoint {
   // relative_error is the median over rounds of (step seconds / predicted seconds at that round's probe) - 1,
   // and predicted_tokens_per_s = measured x (1 + relative_error).
   double probe_bytes_per_s = 0;
-  // With refresh_calibration: the cores' speed during the point, the median over rounds of an in-cache GEMV
-  // probe's FLOP/s over its calibrated figure (1 = as calibrated); the compute-side figures of each round's
+  // With refresh_calibration: the cores' speed during the point, the median over rounds of an L2-resident GEMV
+  // probe's FLOP/s over its rate at the group's calibration refresh (1 = as calibrated); the compute-side figures of each round's
   // prediction are scaled by that round's sample (see at_cpu_speed). 1 when not probed.
   double probe_cpu_speed = 1;
   // The same paired error with the memory probe alone (compute figures as calibrated): what the CPU probe

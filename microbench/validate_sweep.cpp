@@ -22,7 +22,6 @@
 #include "hwdb/host_cpu.h"
 #include "microbench/kernel_bench.h"
 #include "microbench/calibrate.h"
-#include "microbench/shapes.h"
 #include "microbench/validate_decode.h"
 #include "microbench/validate_file.h"
 #include "microbench/validate_terms.h"
@@ -126,8 +125,8 @@ namespace {
 
 // What a decode point's rounds sample beside its steps. `memory`: the format's GEMV streamed from DRAM at the
 // model's hidden width and the point's batch kind; it stands for the analyzer's `memory_key`. `cpu` (may be
-// null): the format's one-token GEMV kept in cache at the calibrated width nearest the hidden width; its FLOP/s
-// over `cpu_reference` (the calibrated figure of that shape) says how fast the cores ran in that round.
+// null): the format's one-token GEMV kept in L2 at the hidden width; its FLOP/s over `cpu_reference` (its rate
+// when the group's calibration refresh ran) says how fast the cores ran in that round.
 struct Probe {
   GemvStream* memory = nullptr;
   std::string memory_key;
@@ -322,23 +321,13 @@ std::unique_ptr<GemvStream> make_probe(WeightFormat f, int64_t k, int64_t batch,
   return p;
 }
 
-// The CPU-speed probe of a format at hidden width k: its one-token GEMV at the calibrated in-cache shape whose
-// width is nearest k (in log k), one copy kept in cache, as calibrate measures it; and that shape's calibrated
-// FLOP/s. Null when the chip has no such figure (the format's blocks do not divide any calibrated width).
-std::pair<std::unique_ptr<GemvStream>, double> make_cpu_probe(WeightFormat f, int64_t k, const ChipSpec& chip,
-                                                              kernels::ThreadPool& pool) {
-  const MatrixShape* best = nullptr;
-  double reference = 0;
-  for (const auto& s : in_cache_shapes()) {
-    auto it = chip.measured.find("gemv_" + std::string(kernels::format_name(f)) + "_arith_k" + std::to_string(s.k) +
-                                 "_flops_per_s");
-    if (it == chip.measured.end() || s.k % kernels::block_values(f) != 0) continue;
-    if (!best || std::abs(std::log(double(s.k) / double(k))) < std::abs(std::log(double(best->k) / double(k))))
-      best = &s, reference = it->second;
-  }
-  if (!best || !(reference > 0)) return {nullptr, 0.0};
-  auto p = std::make_unique<GemvStream>(f, best->m, best->k, 0.0, 11, 1);
-  p->measure(pool, TimerOptions{1, 1, 10e-3});
+// The CPU-speed probe of a format at hidden width k: its one-token GEMV over ~512 KB of k-long rows, one copy,
+// so it stays in L2 (each thread's half) whatever the format; and its reference rate, the median of 5 samples
+// taken now (right after the group's refresh measured the calibrated figures the predictions use).
+std::pair<std::unique_ptr<GemvStream>, double> make_cpu_probe(WeightFormat f, int64_t k, kernels::ThreadPool& pool) {
+  const int64_t rows = std::max<int64_t>(16, (int64_t{512} << 10) / kernels::row_bytes(f, k));
+  auto p = std::make_unique<GemvStream>(f, rows, k, 0.0, 11, 1);
+  const double reference = p->measure(pool, TimerOptions{1, 5, 10e-3}).flops_per_s;
   return {std::move(p), reference};
 }
 
@@ -388,7 +377,7 @@ void measure_file(const SweepConfig& config, const ChipSpec& chip, kernels::Thre
     if (!contains(formats, g)) formats.push_back(g);
   const ChipSpec now = probed ? refreshed_chip(chip, config.threads, formats, false, false, name, r) : chip;
   const std::unique_ptr<GemvStream> memory_probe = probed ? make_probe(f, lm->cfg.dim, 1, pool) : nullptr;
-  auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, lm->cfg.dim, now, pool)
+  auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, lm->cfg.dim, pool)
                                            : std::pair<std::unique_ptr<GemvStream>, double>{};
   const Probe probe{memory_probe.get(), roof_key(f, lm->cfg.dim, 1), cpu_probe.get(), cpu_reference};
   engine::Forward fwd(*lm, max_of(contexts), pool);
@@ -486,7 +475,7 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
         // width (the k of q, k, v, gate, up and the LM head); one CPU probe.
         const bool probed = config.refresh_calibration && r.calibrated && decode;
         std::map<int64_t, std::unique_ptr<GemvStream>> memory_probes;
-        auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, m.hidden, now, pool)
+        auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, m.hidden, pool)
                                                  : std::pair<std::unique_ptr<GemvStream>, double>{};
         auto probe_for = [&](int64_t batch) {
           auto& p = memory_probes[batch >= 16 ? 16 : batch >= 2 ? 4 : 1];
