@@ -45,12 +45,9 @@ struct ValidatePoint {
   // and predicted_tokens_per_s = measured x (1 + relative_error).
   double probe_bytes_per_s = 0;
   // With refresh_calibration: the cores' speed during the point, the median over rounds of an L2-resident GEMV
-  // probe's FLOP/s over its rate at the group's calibration refresh (1 = as calibrated); the compute-side figures of each round's
-  // prediction are scaled by that round's sample (see at_cpu_speed). 1 when not probed.
+  // probe's FLOP/s over its rate at the group's calibration refresh (1 = as then; other tenants move it). 1 when
+  // not probed.
   double probe_cpu_speed = 1;
-  // The same paired error with the memory probe alone (compute figures as calibrated): what the CPU probe
-  // changed. NaN when not probed.
-  double relative_error_memory_probe_only = nan();
   // Times the point was measured: more than 1 when the CPU probe said the cores ran over 15% off their
   // calibrated speed (the attempt nearest it is kept).
   int attempts = 1;

@@ -75,12 +75,6 @@ PrecisionPlan plan_for(const ValidatePoint& p);
 // The analyzer's seconds per decode step (TPOT) for a decode point's shape on `chip`.
 double predict_decode_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p);
 
-// The chip as it runs when its cores run at `speed` x their calibrated speed (an in-cache probe's rate over its
-// calibrated value): the rates bound by the cores (GEMV arithmetic "..._arith...", "gemm_...",
-// "attention_prefill_...") times speed, the fixed costs ("overhead_..._s") divided by it; DRAM figures (streaming
-// GEMV rates, decode attention over KV from DRAM, bandwidth) unchanged. std::invalid_argument unless speed > 0.
-ChipSpec at_cpu_speed(ChipSpec chip, double speed);
-
 // Measure one decode point (allocates, warms up, times): weights in `f`, `batch` sequences of
 // `context` positions each.
 ValidatePoint measure_point(const ModelSpec& m, kernels::WeightFormat f, int64_t context, kernels::ThreadPool& pool,
