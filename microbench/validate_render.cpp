@@ -153,19 +153,20 @@ std::string validate_teaches(const SweepResult& r) {
   }
   {
     std::vector<double> speeds;
-    int again = 0;
+    int again = 0, at_end = 0;
     for (const auto& p : r.points) {
       if (p.phase != "decode" || p.probe_bytes_per_s <= 0) continue;
       speeds.push_back(p.probe_cpu_speed);
       again += p.attempts > 1;
+      at_end += p.measured_at_end;
     }
     if (!speeds.empty()) {
       const auto [lo_c, hi_c] = std::minmax_element(speeds.begin(), speeds.end());
       s << " The cores ran at " << num(*lo_c, "%.2f") << "-" << num(*hi_c, "%.2f")
         << "x their speed at each group's calibration refresh during the decode points (an L2-resident GEMV probed"
            " beside every step sample; other tenants share them), and "
-        << again << " point(s) were measured again, up to twice, because it was over 15% off (the attempt nearest"
-                    " 1 is kept).";
+        << again << " point(s) were measured again, up to twice at once and " << at_end
+        << " of them once more at the end of the sweep, because it was over 15% off (the attempt nearest 1 is kept).";
     }
   }
   for (const auto& p : r.points) {
@@ -265,6 +266,7 @@ std::string validate_json(const SweepResult& r) {
                       {"probe_bytes_per_s", p.probe_bytes_per_s},
                       {"probe_cpu_speed", p.probe_cpu_speed},
                       {"attempts", p.attempts},
+                      {"measured_at_end", p.measured_at_end},
 
                       {"file", p.file.empty() ? json(nullptr) : json(p.file)},
                       {"embedding_format", p.embedding_format.empty() ? json(nullptr) : json(p.embedding_format)},

@@ -51,6 +51,9 @@ struct ValidatePoint {
   // Times the point was measured: more than 1 when the CPU probe said the cores ran over 15% off their
   // calibrated speed (the attempt nearest it is kept).
   int attempts = 1;
+  // Measured once more at the end of the sweep because the cores were still over 15% off after its attempts
+  // (attempts then counts those too; the attempt nearest the refresh's speed is the one reported).
+  bool measured_at_end = false;
   // Points of the real model file (the engine's own decode over the GGUF's tensors): the file's path, and the
   // formats of its embedding and output matrices (analyzer names; "" = `format`, the layers' dominant format).
   std::string file, embedding_format, lm_head_format;
