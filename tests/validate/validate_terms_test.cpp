@@ -199,9 +199,11 @@ TEST_CASE("a refreshed sweep probes every decode point's memory roof and predict
   const SweepResult r = run_sweep(config, calibrated, {});
   INFO("skipped: " << (r.skipped.empty() ? std::string() : r.skipped[0]));
   REQUIRE(r.skipped.empty());
-  REQUIRE(r.refreshed_bandwidths_bytes_per_s.size() == 1);  // one (model, format) group
-  CHECK(r.refreshed_bandwidths_bytes_per_s[0] > 1e9);
   REQUIRE(r.points.size() == 2);  // batch 1 and batch 4 at context 16
+  // One (model, format) group: one refresh, and one more when a busy host had its points measured again at the end.
+  const bool again = r.points[0].measured_at_end || r.points[1].measured_at_end;
+  REQUIRE(r.refreshed_bandwidths_bytes_per_s.size() == (again ? 2u : 1u));
+  for (double bw : r.refreshed_bandwidths_bytes_per_s) CHECK(bw > 1e9);
   for (const auto& p : r.points) {
     INFO("batch " << p.batch);
     CHECK(p.probe_bytes_per_s > 1e9);  // a GEMV from DRAM streams at GB/s
