@@ -190,8 +190,8 @@ void predict_probed(const ModelSpec& m, const ChipSpec& now, const Probe& probe,
 }
 
 // A probed point is measured again (at most kRetries more times) while its CPU probe says the cores ran more than
-// kContended off their calibrated speed (other tenants were using them), and the attempt nearest the calibrated
-// speed is kept. measure(samples) times the point once.
+// kContended off their speed at the group's calibration refresh (other tenants were using them), and the attempt
+// nearest that speed is kept. measure(samples) times the point once.
 constexpr int kRetries = 2;
 constexpr double kContended = 0.15;
 template <class Measure>
