@@ -1,17 +1,12 @@
-// InputError: bad input from a user or a file (exit code 2 at the CLI), with one clear line of text.
+// Messages for bad input: the closest valid choices to a wrong name (InputError is in base/errors.h).
 #pragma once
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace rooftop {
+#include "base/errors.h"
 
-// Thrown for anything the user can fix: unknown ids, out-of-range numbers, malformed files.
-// The message is one line: what was wrong, what was expected, the nearest valid choices.
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace rooftop {
 
 // Up to `max` candidates closest to `name` (edit distance, then shared prefix), best first.
 std::vector<std::string> closest_matches(std::string_view name, const std::vector<std::string>& candidates,

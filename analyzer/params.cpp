@@ -1,6 +1,11 @@
 // tensor_groups / count_params: the weight inventory of a transformer, derived from its architecture.
 #include "analyzer/params.h"
 
+#include <cmath>
+#include <cstdio>
+
+#include "base/limits.h"
+
 #include "analyzer/errors.h"
 
 namespace rooftop {
@@ -19,8 +24,49 @@ const char* param_class_name(ParamClass c) {
   return "?";
 }
 
+namespace {
+std::vector<TensorGroup> build_groups(const ModelSpec& m);
+}
+
+void check_dimensions(const ModelSpec& m) {
+  using namespace limits;
+  auto in = [&](const char* what, int64_t v, int64_t hi) {
+    if (v < 0 || v > hi)
+      throw InputError("model '" + m.id + "': " + what + " is " + std::to_string(v) + "; expected 0 to " + std::to_string(hi));
+  };
+  in("layers", m.layers, kLayers);
+  in("hidden", m.hidden, kHidden);
+  in("ffn", m.ffn, kHidden);
+  in("head_dim", m.head_dim, kHidden);
+  in("heads", m.heads, kHeads);
+  in("kv_heads", m.kv_heads, kHeads);
+  in("vocab", m.vocab, kVocab);
+  in("max_context", m.max_context, kContext);
+  in("sliding_window", m.sliding_window, kContext);
+  in("sliding_window_layers", m.sliding_window_layers, kLayers);
+  in("norms_per_layer", m.norms_per_layer, 16);
+  if (m.moe) {
+    in("moe.experts", m.moe->experts, kExperts);
+    in("moe.active_experts", m.moe->active_experts, kExperts);
+    in("moe.shared_experts", m.moe->shared_experts, kExperts);
+    in("moe.expert_ffn", m.moe->expert_ffn, kHidden);
+    in("moe.shared_expert_ffn", m.moe->shared_expert_ffn, kHidden);
+    in("moe.dense_layers", m.moe->dense_layers, kLayers);
+  }
+  if (m.mla) {
+    in("mla.kv_lora_rank", m.mla->kv_lora_rank, kHidden);
+    in("mla.q_lora_rank", m.mla->q_lora_rank, kHidden);
+    in("mla.qk_rope_head_dim", m.mla->qk_rope_head_dim, kHidden);
+    in("mla.qk_nope_head_dim", m.mla->qk_nope_head_dim, kHidden);
+    in("mla.v_head_dim", m.mla->v_head_dim, kHidden);
+  }
+  if (!(std::isfinite(m.rope_theta) && m.rope_theta >= 0))
+    throw InputError("model '" + m.id + "': rope_theta must be a finite number >= 0");
+}
+
 void validate_model(const ModelSpec& m) {
   auto bad = [&](const std::string& what) { throw InputError("model '" + m.id + "': " + what); };
+  check_dimensions(m);
   if (m.vocab <= 0) bad("vocab must be > 0");
   if (m.hidden <= 0) bad("hidden must be > 0");
   if (m.layers <= 0) bad("layers must be > 0");
@@ -42,10 +88,20 @@ void validate_model(const ModelSpec& m) {
   }
   if (m.sliding_window < 0 || m.sliding_window_layers < 0 || m.sliding_window_layers > m.layers)
     bad("sliding_window_layers must be in [0, layers]");
+  double params = 0;
+  for (const auto& t : build_groups(m)) params += t.params();
+  if (params > limits::kParams)
+  {
+    char n[32];
+    std::snprintf(n, sizeof n, "%.3g", params);
+    bad(std::string("its dimensions give ") + n + " parameters; expected at most 1e15");
+  }
 }
 
-std::vector<TensorGroup> tensor_groups(const ModelSpec& m) {
-  validate_model(m);
+namespace {
+// The groups of a model whose dimensions are within base/limits.h (every row and column count then
+// fits int64; their products are taken in double by TensorGroup::params).
+std::vector<TensorGroup> build_groups(const ModelSpec& m) {
   std::vector<TensorGroup> g;
   const int64_t L = m.layers, d = m.hidden;
   auto add = [&](std::string name, ParamClass c, int64_t rows, int64_t cols, int64_t count) {
@@ -104,6 +160,12 @@ std::vector<TensorGroup> tensor_groups(const ModelSpec& m) {
           moe_layers * e.shared_experts);
   }
   return g;
+}
+}  // namespace
+
+std::vector<TensorGroup> tensor_groups(const ModelSpec& m) {
+  validate_model(m);
+  return build_groups(m);
 }
 
 ParamCounts count_params(const ModelSpec& m) {

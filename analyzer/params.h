@@ -43,5 +43,8 @@ ParamCounts count_params(const ModelSpec& m);
 
 // Check a spec for impossible values (zero layers, heads not divisible by kv heads ...): InputError.
 void validate_model(const ModelSpec& m);
+// Every dimension within base/limits.h (InputError otherwise); validate_model calls it first. Importers
+// call it before any loop over layers or products of dimensions.
+void check_dimensions(const ModelSpec& m);
 
 }  // namespace rooftop

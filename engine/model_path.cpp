@@ -8,13 +8,6 @@
 
 namespace rooftop::engine {
 
-std::string cache_dir() {
-  if (const char* d = std::getenv("ROOFTOP_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rooftop";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : ".") + "/.cache/rooftop";
-}
-
 std::string default_model_path() { return cache_dir() + "/models/" + kDefaultModelFile; }
 
 std::string require_default_model() {

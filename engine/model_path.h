@@ -2,12 +2,12 @@
 #pragma once
 #include <string>
 
+#include "base/files.h"  // cache_dir()
+
 namespace rooftop::engine {
 
 inline constexpr const char* kDefaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
-// The cache folder (no check that it exists).
-std::string cache_dir();
 // <cache_dir>/models/SmolLM2-135M-Instruct.Q4_1.gguf (no check that it exists).
 std::string default_model_path();
 // default_model_path() if the file exists; otherwise InputError telling to run scripts/setup.sh.

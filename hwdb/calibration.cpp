@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/files.h"
+#include "base/json.h"
 #include "hwdb/hwdb.h"
 #include "hwdb/json_fields.h"
 
@@ -32,7 +34,7 @@ std::string lower(std::string s) {
 void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
   if (!j.is_object()) throw Rejected{"not a JSON object"};
   if (!j.contains("schema") || !j.at("schema").is_string() || j.at("schema") != calibration_schema)
-    throw Rejected{"schema is " + (j.contains("schema") ? j.at("schema").dump() : std::string("missing")) +
+    throw Rejected{"schema is " + (j.contains("schema") ? describe_json(j.at("schema")) : std::string("missing")) +
                    "; expected \"" + calibration_schema + "\""};
   const json& machine = object(j, "machine", "");
   std::string theirs = text(machine, "fingerprint", "machine.");
@@ -119,9 +121,9 @@ std::string machine_fingerprint(const ChipSpec& chip) {
 ChipSpec apply_calibration(ChipSpec chip, const std::string& json_text, std::string* why_rejected) {
   ChipSpec calibrated = chip;
   try {
-    json j = json::parse(json_text);
+    json j = parse_json(json_text, "calibration file");
     overlay(calibrated, j, machine_fingerprint(chip));
-  } catch (const json::exception& e) {
+  } catch (const InputError& e) {
     if (why_rejected) *why_rejected = std::string("damaged JSON: ") + e.what();
     return chip;
   } catch (const Rejected& r) {
@@ -137,11 +139,13 @@ ChipSpec calibrated_host_cpu() {
   std::string path = calibration_path();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return cpu;
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream text;
-  text << f.rdbuf();
-  std::string why;
-  ChipSpec out = apply_calibration(cpu, f ? text.str() : std::string(), &why);
+  std::string why, text;
+  try {
+    text = read_text_file(path, "calibration file");
+  } catch (const InputError& e) {
+    why = e.what();
+  }
+  ChipSpec out = why.empty() ? apply_calibration(cpu, text, &why) : cpu;
   if (!why.empty()) std::cerr << "rooftop: ignoring calibration file " << path << ": " << why << "\n";
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "analyzer/embedded_file.h"
 #include "analyzer/errors.h"
+#include "base/files.h"
 #include "hwdb/calibration.h"
 #include "hwdb/gpu_calibration.h"
 #include "hwdb/hwdb.h"
@@ -78,23 +79,12 @@ Database load(const std::vector<std::string>& extra_dirs) {
     if (ec) throw InputError("--hwdb " + dir + ": cannot list the folder: " + ec.message());
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw InputError(path.string() + ": cannot read the file");
-      std::stringstream text;
-      text << in.rdbuf();
-      ChipSpec chip = parse_card(text.str(), path.string());
+      ChipSpec chip = parse_card(read_text_file(path.string(), "chip card"), path.string());
       user_files.push_back(path.string());
       add(db, std::move(chip), true, user_files);
     }
   }
   return db;
-}
-
-std::string cache_dir() {
-  if (const char* d = std::getenv("ROOFTOP_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rooftop";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/rooftop";
-  return ".cache/rooftop";
 }
 
 std::string calibration_path() { return cache_dir() + "/calibration/local.json"; }

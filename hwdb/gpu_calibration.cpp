@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/errors.h"
+#include "base/files.h"
 #include "hwdb/json_fields.h"
 
 namespace rooftop::hwdb {
@@ -38,13 +39,13 @@ std::string rate_stem(std::string name) {
 ChipSpec overlay(const json& j, int device, const Database& db) {
   if (!j.is_object()) throw Rejected{"not a JSON object"};
   if (!j.contains("schema") || j.at("schema") != gpu_calibration_schema)
-    throw Rejected{"schema is " + (j.contains("schema") ? j.at("schema").dump() : std::string("missing")) +
+    throw Rejected{"schema is " + (j.contains("schema") ? describe_json(j.at("schema")) : std::string("missing")) +
                    "; expected \"" + gpu_calibration_schema + "\""};
   if (!j.contains("machine") || !j.at("machine").is_object()) throw Rejected{"machine is missing or not an object"};
   const json& machine = j.at("machine");
   const std::string name = text(machine, "name", "machine.");
   if (machine.contains("device") && (!machine.at("device").is_number_integer() || machine.at("device").get<int>() != device))
-    throw Rejected{"machine.device is " + machine.at("device").dump() + "; expected " + std::to_string(device)};
+    throw Rejected{"machine.device is " + describe_json(machine.at("device")) + "; expected " + std::to_string(device)};
   const std::string card_id = match_gpu_card(name, db);
   if (card_id.empty())
     throw Rejected{"cuda:" + std::to_string(device) + " is '" + name + "', which matches no chip card; expected a "
@@ -160,10 +161,10 @@ std::string match_gpu_card(const std::string& device_name, const Database& db) {
 std::optional<ChipSpec> apply_gpu_calibration(const std::string& json_text, int device, const Database& db,
                                               std::string* why) {
   try {
-    ChipSpec c = overlay(json::parse(json_text), device, db);
+    ChipSpec c = overlay(parse_json(json_text, "GPU calibration file"), device, db);
     if (why) why->clear();
     return c;
-  } catch (const json::exception& e) {
+  } catch (const InputError& e) {
     if (why) *why = std::string("damaged JSON: ") + e.what();
   } catch (const Rejected& r) {
     if (why) *why = r.why;
@@ -178,15 +179,15 @@ std::optional<ChipSpec> calibrated_gpu(int device, const Database& db, std::stri
     if (why) *why = "no calibration file " + path;
     return std::nullopt;
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    if (why) *why = "cannot read " + path;
+  std::string text;
+  try {
+    text = read_text_file(path, "GPU calibration file");
+  } catch (const InputError& e) {
+    if (why) *why = e.what();
     return std::nullopt;
   }
-  std::stringstream text;
-  text << f.rdbuf();
   std::string reason;
-  auto c = apply_gpu_calibration(text.str(), device, db, &reason);
+  auto c = apply_gpu_calibration(text, device, db, &reason);
   if (!c && why) *why = path + ": " + reason;
   if (c && why) why->clear();
   return c;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyzer/chip_spec.h"
+#include "base/files.h"
 
 namespace rooftop::hwdb {
 
@@ -28,8 +29,7 @@ ChipSpec parse_card(std::string_view yaml_text, const std::string& file);
 // (cores x SIMD lanes x FMA units x 2 x clock). Figures are "derived"/"assumed" until calibrated.
 ChipSpec detect_host_cpu();
 
-// Folder of the user's cache: $ROOFTOP_CACHE_DIR, else $XDG_CACHE_HOME/rooftop, else ~/.cache/rooftop.
-std::string cache_dir();
+using rooftop::cache_dir;  // base/files.h
 // Path of this machine's calibration file (written by `rooftop calibrate`): cache_dir()/calibration/local.json
 std::string calibration_path();
 

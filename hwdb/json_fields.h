@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/json.h"
+
 namespace rooftop::hwdb::json_fields {
 
 struct Rejected {
@@ -18,7 +20,7 @@ inline double number(const nlohmann::json& j, const std::string& key, const std:
   if (!v.is_number()) throw Rejected{where + key + " is not a number"};
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < 0 || (positive && x == 0))
-    throw Rejected{where + key + " is " + v.dump() + "; expected a " + (positive ? "positive" : "non-negative") + " number"};
+    throw Rejected{where + key + " is " + describe_json(v) + "; expected a " + (positive ? "positive" : "non-negative") + " number"};
   return x;
 }
 

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "analyzer/errors.h"
+#include "base/limits.h"
 #include "hwdb/card_keys.h"
 #include "hwdb/hwdb.h"
 
@@ -25,7 +27,7 @@ struct Where {
 };
 
 std::string scalar_text(const YAML::Node& n) {
-  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
   if (n.IsSequence()) return "a list";
   if (n.IsMap()) return "a map";
   return "nothing";
@@ -51,11 +53,18 @@ std::string as_text(const YAML::Node& n, const Where& w, const std::string& key,
   return n.Scalar();
 }
 
-double as_positive(const YAML::Node& n, const Where& w, const std::string& key, const char* expected) {
+// A positive finite number up to `max` (base/limits.h: 1e21 for rates, 1e18 for bytes of memory).
+double as_positive(const YAML::Node& n, const Where& w, const std::string& key, const char* expected,
+                   double max = limits::kRate) {
   double v = 0;
   if (!n.IsScalar() || !YAML::convert<double>::decode(n, v))
     w.fail(key, "got " + scalar_text(n) + ", not a number; expected " + expected, &n);
   if (!std::isfinite(v) || v <= 0) w.fail(key, "got " + scalar_text(n) + "; expected " + expected, &n);
+  if (v > max) {
+    char m[32];
+    std::snprintf(m, sizeof m, "%.0e", max);
+    w.fail(key, "got " + scalar_text(n) + "; expected " + expected + " of at most " + m, &n);
+  }
   return v;
 }
 
@@ -63,7 +72,7 @@ int64_t as_count(const YAML::Node& n, const Where& w, const std::string& key, co
   long long v = 0;
   if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v))
     w.fail(key, "got " + scalar_text(n) + ", not an integer; expected " + expected, &n);
-  if (v <= 0) w.fail(key, "got " + scalar_text(n) + "; expected " + expected, &n);
+  if (v <= 0 || v > limits::kDevices) w.fail(key, "got " + scalar_text(n) + "; expected " + expected + " up to 1000000", &n);
   return v;
 }
 
@@ -143,7 +152,7 @@ ChipSpec parse_card(std::string_view yaml_text, const std::string& file) {
       c.kind = as_text(node, w, key, exp);
       if (c.kind != "gpu" && c.kind != "accelerator" && c.kind != "cpu" && c.kind != "soc")
         w.fail(key, "got '" + c.kind + "'; expected " + exp, &node);
-    } else if (key == "memory_bytes") c.memory_bytes = as_positive(node, w, key, exp);
+    } else if (key == "memory_bytes") c.memory_bytes = as_positive(node, w, key, exp, limits::kMemoryBytes);
     else if (key == "memory_bandwidth_bytes_per_s") c.memory_bandwidth_bytes_per_s = as_positive(node, w, key, exp);
     else if (key == "tdp_watts") c.tdp_watts = as_positive(node, w, key, exp);
     else if (key == "usd_per_hour") c.usd_per_hour = as_positive(node, w, key, exp);
@@ -152,8 +161,8 @@ ChipSpec parse_card(std::string_view yaml_text, const std::string& file) {
     else if (key == "scaleup_bandwidth_bytes_per_s") c.scaleup_bandwidth_bytes_per_s = as_positive(node, w, key, exp);
     else if (key == "scaleup_domain_size") c.scaleup_domain_size = as_count(node, w, key, exp);
     else if (key == "scaleout_bandwidth_bytes_per_s") c.scaleout_bandwidth_bytes_per_s = as_positive(node, w, key, exp);
-    else if (key == "l2_bytes") c.l2_bytes = as_positive(node, w, key, exp);
-    else if (key == "sram_bytes") c.sram_bytes = as_positive(node, w, key, exp);
+    else if (key == "l2_bytes") c.l2_bytes = as_positive(node, w, key, exp, limits::kMemoryBytes);
+    else if (key == "sram_bytes") c.sram_bytes = as_positive(node, w, key, exp, limits::kMemoryBytes);
     else if (key == "compute_units") c.compute_units = as_count(node, w, key, exp);
     else if (key == "sources") c.sources = as_text_list(node, w, key, exp);
     else if (key == "notes") c.notes = as_text_list(node, w, key, exp);

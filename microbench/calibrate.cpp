@@ -336,4 +336,17 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   return rec;
 }
 
+std::string busy_reason(const CalibrationRecord& r) {
+  std::vector<double> spread;
+  for (const auto& k : r.kernels) spread.push_back(k.seconds.iqr_relative);
+  if (spread.size() < 5) return "";
+  std::sort(spread.begin(), spread.end());
+  const double median = spread[spread.size() / 2];
+  const double over = static_cast<double>(std::count_if(spread.begin(), spread.end(), [](double x) { return x > 0.25; })) /
+                      static_cast<double>(spread.size());
+  if (median <= 0.08 && over <= 0.10) return "";
+  return "the machine looked busy: the kernel figures' median spread is " + percent(median) + "% (quiet: under 8%) and " +
+         percent(over) + "% of them spread over 25% (quiet: under 10%)";
+}
+
 }  // namespace rooftop::microbench

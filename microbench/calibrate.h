@@ -27,6 +27,13 @@ using Progress = std::function<void(const std::string& step, double done_fractio
 // Runs the whole suite; never prints. Skipped measurements are listed in record.notes with the reason.
 CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& progress = {});
 
+// Why the record looks measured on a busy machine, or "" when it does not. Each kernel figure's
+// spread (interquartile range over median) is read: a quiet run of this 2-core VM has a median
+// spread of 3-4% and no figure above 25%; two calibrations at once gave a median of 11-12% with
+// 26-29% of the figures above 25% (docs/calibration-noise.md). Busy = median above 8% or more than
+// 10% of the figures above 25%.
+std::string busy_reason(const CalibrationRecord& r);
+
 // Sets each kernel's ceiling: memory-bound ops (gemv, attention) against the bandwidth of the
 // smallest level holding their working set with room to spare (<= half its capacity, the same band
 // as detect_levels; DRAM = memory_bandwidth_bytes_per_s),

@@ -1,4 +1,4 @@
-// calibration_json: the record as the schema's JSON; write_file_atomically: temp + rename.
+// calibration_json: the record as the schema's JSON.
 #include "microbench/calibration_record.h"
 
 #include <unistd.h>
@@ -103,35 +103,6 @@ std::string calibration_json(const CalibrationRecord& r) {
                    {"step_seconds", stats_json(r.overhead.step_seconds)}};
   j["notes"] = r.notes;
   return j.dump(2) + "\n";
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw InputError("cannot write '" + path + "': cannot create folder '" + dir.string() + "'" +
-                     (ec ? " (" + ec.message() + ")" : std::string()));
-  fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("cannot write '" + path + "': cannot create a file in '" + dir.string() + "'");
-    f << text;
-    f.flush();
-    if (!f) {
-      f.close();
-      fs::remove(tmp, ec);
-      throw InputError("cannot write '" + path + "': write failed (disk full?)");
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ec2;
-    fs::remove(tmp, ec2);
-    throw InputError("cannot write '" + path + "': " + ec.message());
-  }
 }
 
 std::string utc_now_iso8601() {

@@ -35,10 +35,7 @@ struct CalibrationRecord {
 // JSON text (2-space indent) with the schema's keys; raw samples' statistics ride along.
 std::string calibration_json(const CalibrationRecord& r);
 
-// Write text to path atomically: a temp file in the same folder (folders created), flushed, then
-// renamed over path, so path holds either the old or the new content. Throws InputError on failure
-// (the temp file is removed).
-void write_file_atomically(const std::string& path, const std::string& text);
+// Files are written with rooftop::write_file_atomically (base/files.h).
 
 // Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_now_iso8601();

@@ -22,7 +22,7 @@ struct CardContext {
 };
 
 std::string node_text(const YAML::Node& n) {
-  return n.IsScalar() ? "'" + n.Scalar() + "'" : (n.IsMap() ? "a map" : (n.IsSequence() ? "a list" : "null"));
+  return n.IsScalar() ? "'" + printable(n.Scalar()) + "'" : (n.IsMap() ? "a map" : (n.IsSequence() ? "a list" : "null"));
 }
 
 int64_t read_int(const CardContext& c, const std::string& key, const YAML::Node& n) {

@@ -6,6 +6,7 @@
 
 #include "analyzer/embedded_file.h"
 #include "analyzer/errors.h"
+#include "base/files.h"
 #include "models/models.h"
 
 namespace rooftop {
@@ -17,14 +18,6 @@ namespace rooftop::models {
 namespace fs = std::filesystem;
 
 namespace {
-std::string read_text_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError("cannot read model card '" + p.string() + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -75,7 +68,7 @@ Database load(const std::vector<std::string>& extra_dirs) {
       if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml")) cards.push_back(e.path());
     if (ec) throw InputError("cannot list model directory '" + dir + "': " + ec.message());
     std::sort(cards.begin(), cards.end());
-    for (const auto& p : cards) add_card(db, files, parse_card(read_text_file(p), p.string()), p.string(), embedded);
+    for (const auto& p : cards) add_card(db, files, parse_card(read_text_file(p.string(), "model card"), p.string()), p.string(), embedded);
   }
   return db;
 }
@@ -92,7 +85,7 @@ ModelSpec resolve(const Database& db, std::string_view id_or_path) {
       if (fs::exists(fs::path(s) / "config.json", ec)) return from_hf_config((fs::path(s) / "config.json").string());
       throw InputError("model directory '" + s + "' has no config.json");
     }
-    if (ends_with(s, ".yaml") || ends_with(s, ".yml")) return parse_card(read_text_file(s), s);
+    if (ends_with(s, ".yaml") || ends_with(s, ".yml")) return parse_card(read_text_file(s, "model card"), s);
     throw InputError("model file '" + s + "' is not a .json (HF config), .gguf or .yaml (model card)");
   }
   throw InputError(unknown_id_message("model", s, db.ids()) + " (or give a config.json or .gguf path)");

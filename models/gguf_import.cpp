@@ -56,6 +56,9 @@ ModelSpec from_gguf(const std::string& path) {
   m.heads = h.need("attention.head_count");
   if (m.heads == 0) h.fail(h.arch + ".attention.head_count", "must be > 0");
   m.kv_heads = h.opt("attention.head_count_kv").value_or(m.heads);
+  if (!h.opt("attention.key_length") && m.hidden % m.heads != 0)
+    h.fail(h.arch + ".embedding_length", "(" + std::to_string(m.hidden) + ") must divide by the head count (" +
+                                             std::to_string(m.heads) + ") when attention.key_length is not given");
   m.head_dim = h.opt("attention.key_length").value_or(m.hidden / m.heads);
   m.ffn = h.opt("feed_forward_length").value_or(0);
   m.max_context = h.opt("context_length").value_or(0);
@@ -68,6 +71,12 @@ ModelSpec from_gguf(const std::string& path) {
     m.vocab = embd->dims[1];
   } else {
     throw InputError(path + ": no 'tokenizer.ggml.tokens' list and no 'token_embd.weight' tensor to size the vocabulary");
+  }
+
+  try {
+    check_dimensions(m);  // bounds before the loops over layers below
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
   }
 
   // Features from tensor names: a separate LM head, biases, q/k norms, gated FFN, sinks.

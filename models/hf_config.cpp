@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "analyzer/errors.h"
+#include "base/json.h"
 #include "analyzer/params.h"
 #include "models/models.h"
 
@@ -27,20 +28,20 @@ struct Config {
   int64_t integer(const char* key) const {
     if (!has(key)) fail(key, "is missing");
     const json& v = j.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() < 0) fail(key, "must be a whole number >= 0, got " + v.dump());
+    if (!v.is_number_integer() || v.get<int64_t>() < 0) fail(key, "must be a whole number >= 0, got " + describe_json(v));
     return v.get<int64_t>();
   }
   int64_t integer(const char* key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
   double number(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const json& v = j.at(key);
-    if (!v.is_number()) fail(key, "must be a number, got " + v.dump());
+    if (!v.is_number()) fail(key, "must be a number, got " + describe_json(v));
     return v.get<double>();
   }
   bool boolean(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
     const json& v = j.at(key);
-    if (!v.is_boolean()) fail(key, "must be true or false, got " + v.dump());
+    if (!v.is_boolean()) fail(key, "must be true or false, got " + describe_json(v));
     return v.get<bool>();
   }
   // How many entries of the string list `key` equal `value`; -1 when the list is absent.
@@ -70,6 +71,9 @@ ModelSpec from_config(const Config& c) {
   m.heads = c.integer("num_attention_heads");
   m.kv_heads = c.integer("num_key_value_heads", m.heads);
   if (m.heads == 0) c.fail("num_attention_heads", "must be > 0");
+  if (!c.has("head_dim") && m.hidden % m.heads != 0)
+    c.fail("hidden_size", "(" + std::to_string(m.hidden) + ") must divide by num_attention_heads (" + std::to_string(m.heads) +
+                              ") when head_dim is not given");
   m.head_dim = c.integer("head_dim", m.hidden / m.heads);
   m.ffn = c.integer("intermediate_size", 0);
   m.tied_embeddings = c.boolean("tie_word_embeddings", t == "gemma3_text");
@@ -151,14 +155,7 @@ ModelSpec from_config(const Config& c) {
 }  // namespace
 
 ModelSpec from_hf_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read HF config '" + path + "'");
-  json root;
-  try {
-    root = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": invalid JSON: " + e.what());
-  }
+  json root = read_json_file(path, "HF config");
   if (!root.is_object()) throw InputError(path + ": expected a JSON object (a Hugging Face config.json)");
   if (!root.contains("model_type") || !root["model_type"].is_string())
     throw InputError(path + ": key 'model_type' is missing; expected one of llama, mistral, qwen2, qwen3, qwen3_moe, "

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/json.h"
 #include "reports/report.h"
 #include "reports/svg.h"
 #include "reports/units.h"
@@ -42,13 +43,14 @@ void load_validation(const std::string& path, nlohmann::json& record, std::strin
   notice.clear();
   std::error_code ec;
   if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
   std::string why;
-  json r = json::parse(text.str(), nullptr, false);
-  if (!in || r.is_discarded()) why = "not valid JSON";
-  else why = check_record(r);
+  json r;
+  try {
+    r = read_json_file(path, "validation record");
+    why = check_record(r);
+  } catch (const InputError& e) {
+    why = e.what();
+  }
   if (!why.empty()) {
     notice = "validation record " + path + " is damaged (" + why + "): skipped; rerun `rooftop validate` to replace it";
     return;

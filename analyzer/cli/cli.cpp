@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analyzer/errors.h"
+#include "base/files.h"
 
 namespace rooftop::cli {
 
@@ -23,28 +24,7 @@ void emit(Context& ctx, const OutputOptions& o, const std::string& text) {
     ctx.out.flush();
     return;
   }
-  namespace fs = std::filesystem;
-  fs::path target(o.output);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir)) throw InputError("cannot write '" + o.output + "': folder '" + dir.string() + "' does not exist");
-  fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) throw InputError("cannot write '" + o.output + "': cannot create a file in '" + dir.string() + "'");
-    f << text;
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw InputError("cannot write '" + o.output + "': write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError("cannot write '" + o.output + "': " + ec.message());
-  }
+  write_file_atomically(o.output, text);
 }
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {

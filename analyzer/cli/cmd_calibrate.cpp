@@ -7,6 +7,7 @@
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "base/files.h"
 #include "kernels/cuda/gpu.h"
 #include "microbench/calibrate.h"
 #include "reports/table.h"
@@ -19,6 +20,7 @@ struct CalibrateArgs {
   bool quick = false;
   std::string device = "cpu";
   int threads = 0;
+  bool allow_busy = false;
   OutputOptions out;
 };
 
@@ -99,7 +101,8 @@ int run_calibrate(Context& ctx, const CalibrateArgs& a) {
     gpu::GpuCalibration c = gpu::calibrate(device, a.quick);  // InputError when there is no such device
     std::string path = hwdb::cache_dir() + "/calibration/cuda" + std::to_string(device) + ".json";
     std::string text = gpu::to_json(c);
-    microbench::write_file_atomically(path, text);
+    FileLock lock(path + ".lock", "another rooftop calibrate of cuda:" + std::to_string(device));
+    write_file_atomically(path, text, /*create_dirs=*/true);
     emit(ctx, a.out, a.out.format == "json" ? text : reports::render(gpu_tables(c), a.out.format));
     return kExitOk;
   }
@@ -113,10 +116,18 @@ int run_calibrate(Context& ctx, const CalibrateArgs& a) {
       std::snprintf(pct_text, sizeof pct_text, "[%3.0f%%] ", 100 * done);
       ctx.err << "\r\033[K" << pct_text << step << (done >= 1 ? "\n" : "") << std::flush;
     };
+  const std::string path = hwdb::calibration_path();
+  // Held for the whole run: a second calibration at once would measure this one's load (and then
+  // overwrite its file); it is refused before it measures anything.
+  FileLock lock(path + ".lock", "another rooftop calibrate");
   microbench::CalibrationRecord r = microbench::run_calibration(opt, progress);
   const std::string text = microbench::calibration_json(r);
-  const std::string path = hwdb::calibration_path();
-  microbench::write_file_atomically(path, text);
+  if (const std::string busy = microbench::busy_reason(r); !busy.empty()) {
+    if (!a.allow_busy)
+      throw InputError("calibration not stored: " + busy + "; run again on a quiet machine, or pass --allow-busy to store it anyway");
+    ctx.err << "warning: " << busy << "; stored anyway (--allow-busy)\n";
+  }
+  write_file_atomically(path, text, /*create_dirs=*/true);
   emit(ctx, a.out, a.out.format == "json" ? text : reports::render(cpu_tables(r, path), a.out.format));
   return kExitOk;
 }
@@ -132,6 +143,7 @@ void register_calibrate(CLI::App& app, Context& ctx) {
   cmd->add_flag("--quick", a->quick, "fewer repetitions and shapes (under a minute on 2 cores)");
   cmd->add_option("--device", a->device, "cpu or cuda:N")->capture_default_str();
   cmd->add_option("--threads", a->threads, "threads for the all-threads figures (0 = every CPU)")->capture_default_str();
+  cmd->add_flag("--allow-busy", a->allow_busy, "store the figures even when their spread says the machine was busy");
   add_output_options(*cmd, a->out, {"table", "json", "md", "csv"});
   cmd->callback([&ctx, a] { ctx.action = [&ctx, a] { return run_calibrate(ctx, *a); }; });
 }

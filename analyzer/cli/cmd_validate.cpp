@@ -9,6 +9,7 @@
 
 #include "analyzer/cli/common.h"
 #include "analyzer/errors.h"
+#include "base/files.h"
 #include "engine/model_path.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cuda/gpu.h"
@@ -26,26 +27,17 @@
 namespace rooftop::cli {
 namespace {
 
-// Keeps the record for `rooftop report --hw cpu`: a temp file in the same folder, then rename (atomic).
+// Keeps the record for `rooftop report --hw cpu` (written atomically, folders created).
 // Says nothing on stdout; one line on stderr when it is a terminal, or when saving failed.
 void save_local_record(Context& ctx, const std::string& json) {
-  namespace fs = std::filesystem;
-  const fs::path path(reports::validation_path(hwdb::cache_dir()));
-  const fs::path tmp = path.parent_path() / (path.filename().string() + ".tmp." + std::to_string(getpid()));
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  bool ok = !ec;
-  if (ok) {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << json;
-    f.close();
-    ok = bool(f);
-    if (ok) fs::rename(tmp, path, ec);
-    ok = ok && !ec;
-    if (!ok) fs::remove(tmp, ec);
+  const std::string path = reports::validation_path(hwdb::cache_dir());
+  try {
+    write_file_atomically(path, json, /*create_dirs=*/true);
+  } catch (const InputError&) {
+    ctx.err << "warning: could not save the validation record to " << path << std::endl;
+    return;
   }
-  if (!ok) ctx.err << "warning: could not save the validation record to " << path.string() << std::endl;
-  else if (isatty(STDERR_FILENO)) ctx.err << "saved the validation record to " << path.string() << " (shown by rooftop report --hw cpu)" << std::endl;
+  if (isatty(STDERR_FILENO)) ctx.err << "saved the validation record to " << path << " (shown by rooftop report --hw cpu)" << std::endl;
 }
 
 }  // namespace
@@ -126,7 +118,8 @@ void register_validate(CLI::App& app, Context& ctx) {
         microbench::CalibrateOptions copt;
         copt.quick = true;
         copt.threads = o->threads;
-        microbench::write_file_atomically(hwdb::calibration_path(), microbench::calibration_json(microbench::run_calibration(copt)));
+        FileLock lock(hwdb::calibration_path() + ".lock", "rooftop calibrate");
+        write_file_atomically(hwdb::calibration_path(), microbench::calibration_json(microbench::run_calibration(copt)), true);
         config.refresh_calibration = true;
       }
       const ChipSpec chip = resolve_chip(ctx, o->hw);

@@ -114,7 +114,8 @@ TEST_CASE("gguf honours general.alignment and nested arrays", "[gguf]") {
   w.kv_raw("nested", 9, nested);
   w.tensor("a", 0, {1}, floats_bytes({7}));
   w.tensor("b", 0, {2}, floats_bytes({8, 9}));
-  GgufFile g = parse(w.bytes(64));
+  const std::vector<uint8_t> bytes = w.bytes(64);  // tensor_data() points into it: keep it alive
+  GgufFile g = parse(bytes);
   CHECK(g.alignment == 64);
   CHECK(g.data_offset % 64 == 0);
   CHECK(g.tensors[1].offset == 64);

@@ -1,4 +1,4 @@
-// The calibration file: written by calibration_json, read back by hwdb::apply_calibration; atomic writes.
+// The calibration file: written by calibration_json, read back by hwdb::apply_calibration.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -86,18 +86,6 @@ CalibrationRecord random_record(unsigned seed, const rooftop::ChipSpec& chip) {
   return r;
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("rooftop_microbench_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  return d;
-}
 }  // namespace
 
 TEST_CASE("a calibration written by calibration_json is read back by hwdb with the same figures, as measured") {
@@ -150,45 +138,6 @@ TEST_CASE("a calibration from another machine is rejected by hwdb") {
   rooftop::ChipSpec c = rooftop::hwdb::apply_calibration(chip, calibration_json(r), &why);
   CHECK_FALSE(why.empty());
   CHECK(c.memory_bandwidth_bytes_per_s == chip.memory_bandwidth_bytes_per_s);
-}
-
-TEST_CASE("write_file_atomically creates folders, replaces the old content and leaves no temp file") {
-  fs::path dir = fresh_dir("atomic");
-  fs::path target = dir / "a" / "b" / "local.json";
-  write_file_atomically(target.string(), "old\n");
-  CHECK(read_all(target) == "old\n");
-  std::string big(1 << 20, 'x');
-  write_file_atomically(target.string(), big);
-  CHECK(read_all(target) == big);
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(target.parent_path())) {
-    (void)e;
-    ++files;
-  }
-  CHECK(files == 1);  // only local.json: the temp file was renamed away
-  fs::remove_all(dir);
-}
-
-TEST_CASE("write_file_atomically into an unwritable place fails with InputError and keeps the old file") {
-  fs::path dir = fresh_dir("blocked");
-  fs::create_directories(dir);
-  fs::path blocker = dir / "file";
-  { std::ofstream(blocker) << "i am a file"; }
-  // A folder where a file already is: cannot be created.
-  CHECK_THROWS_AS(write_file_atomically((blocker / "x.json").string(), "new"), rooftop::InputError);
-  // The target is an existing folder: rename fails, the folder stays, no temp file is left.
-  fs::path target_dir = dir / "target";
-  fs::create_directories(target_dir / "inside");
-  CHECK_THROWS_AS(write_file_atomically(target_dir.string(), "new"), rooftop::InputError);
-  CHECK(fs::is_directory(target_dir));
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    (void)e;
-    ++files;
-  }
-  CHECK(files == 2);  // "file" and "target" only
-  CHECK(read_all(blocker) == "i am a file");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a refresh overlaid on a full calibration replaces what it measured and keeps the rest") {
