@@ -30,9 +30,9 @@ std::vector<TensorGroup> build_groups(const ModelSpec& m);
 
 void check_dimensions(const ModelSpec& m) {
   using namespace limits;
+  const std::string who = m.id.empty() ? "" : "model '" + m.id + "': ";
   auto in = [&](const char* what, int64_t v, int64_t hi) {
-    if (v < 0 || v > hi)
-      throw InputError("model '" + m.id + "': " + what + " is " + std::to_string(v) + "; expected 0 to " + std::to_string(hi));
+    if (v < 0 || v > hi) throw InputError(who + what + " is " + std::to_string(v) + "; expected 0 to " + std::to_string(hi));
   };
   in("layers", m.layers, kLayers);
   in("hidden", m.hidden, kHidden);
@@ -61,7 +61,7 @@ void check_dimensions(const ModelSpec& m) {
     in("mla.v_head_dim", m.mla->v_head_dim, kHidden);
   }
   if (!(std::isfinite(m.rope_theta) && m.rope_theta >= 0))
-    throw InputError("model '" + m.id + "': rope_theta must be a finite number >= 0");
+    throw InputError(who + "rope_theta must be a finite number >= 0");
 }
 
 void validate_model(const ModelSpec& m) {

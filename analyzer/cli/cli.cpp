@@ -1,7 +1,10 @@
 // cli::run: builds the CLI11 app from the registrars, parses, runs the action and maps errors to exit codes.
 #include "analyzer/cli/cli.h"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,6 +21,26 @@ void add_output_options(CLI::App& cmd, OutputOptions& o, const std::vector<std::
   cmd.add_flag("--explain", o.explain, "print the formulas, inputs and intermediate numbers");
 }
 
+CLI::Validator in_range(double lo, double hi) {
+  auto show = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return std::string(buf);
+  };
+  const std::string range = show(lo) + " to " + show(hi);
+  return CLI::Validator(
+      [lo, hi, range, show](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size())
+          return "'" + printable(text) + "' is not a number; expected " + range;
+        if (!std::isfinite(v) || v < lo || v > hi) return printable(text) + " is out of range; expected " + range;
+        return "";
+      },
+      "NUMBER in [" + range + "]");
+}
+
 void emit(Context& ctx, const OutputOptions& o, const std::string& text) {
   if (o.output.empty() || o.output == "-") {
     ctx.out << text;
@@ -26,6 +49,9 @@ void emit(Context& ctx, const OutputOptions& o, const std::string& text) {
   }
   write_file_atomically(o.output, text);
 }
+
+// Messages may quote what the user typed (a 100 kB --model, say): one line, cut to this length.
+constexpr size_t kMaxMessage = 400;
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   Context ctx{out, err, {}, {}, {}};
@@ -55,8 +81,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       app.exit(e, out, err);
       return kExitOk;
     }
-    std::string msg = e.what();
-    err << "rooftop: " << msg << " (see rooftop --help)\n";
+    err << "rooftop: " << printable(e.what(), kMaxMessage) << " (see rooftop --help)\n";
     return kExitBadInput;
   }
   try {
@@ -66,10 +91,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
     return ctx.action();
   } catch (const InputError& e) {
-    err << "rooftop: " << e.what() << "\n";
+    err << "rooftop: " << printable(e.what(), kMaxMessage) << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    err << "rooftop: internal error: " << e.what() << "\n";
+    err << "rooftop: internal error: " << printable(e.what(), kMaxMessage) << "\n";
     return kExitInternal;
   }
 }

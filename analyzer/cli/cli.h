@@ -23,6 +23,11 @@ struct Context {
   std::function<int()> action;           // set by the subcommand that was parsed
 };
 
+// A numeric option's range, checked on its text before conversion: text that is not a number, NaN,
+// infinities and values outside [lo, hi] are bad input at parse time ("--acceptance: 1.5 is out of
+// range; expected 0 to 1"). Every numeric option of every command declares one.
+CLI::Validator in_range(double lo, double hi);
+
 // Output options that most commands share.
 struct OutputOptions {
   std::string format = "table";  // table|json|md|csv (+ html for report)

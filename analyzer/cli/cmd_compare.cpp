@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/cli/common.h"
+#include "base/limits.h"
 #include "analyzer/errors.h"
 #include "analyzer/speed.h"
 #include "reports/table.h"
@@ -22,10 +23,10 @@ void register_compare(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("compare", "decode speed, fit and cost of one model on every chip, sorted\n"
                                             "Example: rooftop compare --model gpt-oss-120b --precision mxfp4");
   add_model_options(*cmd, o->m, false);
-  cmd->add_option("-b,--batch", o->batch, "decode batch")->capture_default_str();
-  cmd->add_option("-c,--context", o->context, "cached tokens at the decode step (default prompt + output / 2)");
-  cmd->add_option("--prompt-tokens", o->prompt, "prompt length")->capture_default_str();
-  cmd->add_option("--output-tokens", o->output, "output length")->capture_default_str();
+  cmd->add_option("-b,--batch", o->batch, "decode batch")->capture_default_str()->check(in_range(1, double(limits::kBatch)));
+  cmd->add_option("-c,--context", o->context, "cached tokens at the decode step (default prompt + output / 2)")->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--prompt-tokens", o->prompt, "prompt length")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--output-tokens", o->output, "output length")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_flag("--simple", o->simple, "the seeds' model: weights only, datasheet figures at 100%");
   cmd->add_flag("--include-cpu", o->include_cpu, "add this machine's CPU");
   add_output_options(*cmd, o->out);

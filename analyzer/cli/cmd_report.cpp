@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "analyzer/cli/common.h"
+#include "base/limits.h"
 #include "analyzer/errors.h"
 #include "hwdb/hwdb.h"
 #include "reports/report.h"
@@ -21,9 +22,9 @@ void register_report(CLI::App& app, Context& ctx) {
                                            "Example: rooftop report --model gpt-oss-120b --hw h100-sxm --precision mxfp4 --format html -o report.html");
   add_model_options(*cmd, o->m);
   cmd->add_option("-b,--batch", o->batches, "batch sizes of the speed and cost tables (the first sizes the memory budget)")->capture_default_str();
-  cmd->add_option("-c,--context", o->context, "tokens per sequence for the memory budget")->capture_default_str();
-  cmd->add_option("--prompt-tokens", o->prompt, "prompt length (prefill)")->capture_default_str();
-  cmd->add_option("--output-tokens", o->output, "generated tokens per request")->capture_default_str();
+  cmd->add_option("-c,--context", o->context, "tokens per sequence for the memory budget")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--prompt-tokens", o->prompt, "prompt length (prefill)")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--output-tokens", o->output, "generated tokens per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   add_output_options(*cmd, o->out, {"table", "html", "md", "json"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {

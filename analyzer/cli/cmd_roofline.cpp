@@ -1,5 +1,6 @@
 // rooftop roofline: ridge point, and where prefill and decode at several batch sizes sit.
 #include "analyzer/cli/common.h"
+#include "base/limits.h"
 #include "analyzer/roofline.h"
 #include "reports/speed_report.h"
 
@@ -19,8 +20,8 @@ void register_roofline(CLI::App& app, Context& ctx) {
                                              "Example: rooftop roofline --hw h100-sxm --model llama-3.1-70b --precision bf16");
   add_model_options(*cmd, o->m);
   cmd->add_option("-b,--batch", o->batches, "decode batch sizes")->capture_default_str();
-  cmd->add_option("--prompt-tokens", o->prompt, "prefill length")->capture_default_str();
-  cmd->add_option("-c,--context", o->context, "cached tokens at the decode step")->capture_default_str();
+  cmd->add_option("--prompt-tokens", o->prompt, "prefill length")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("-c,--context", o->context, "cached tokens at the decode step")->capture_default_str()->check(in_range(0, double(limits::kContext)));
   cmd->add_option("--compute-format", o->compute, "compute format for the roof (default: from the weight format)");
   cmd->add_flag("--simple", o->simple, "the seeds' points: weights only");
   add_output_options(*cmd, o->out);

@@ -7,6 +7,8 @@
 
 #include "analyzer/cli/cli.h"
 #include "analyzer/cli/common.h"
+#include "hwdb/hwdb.h"
+#include "base/limits.h"
 #include "analyzer/speed.h"
 #include "analyzer/errors.h"
 #include "engine/forward.h"
@@ -140,23 +142,22 @@ void register_run(CLI::App& app, Context& ctx) {
                                         "Example: rooftop run --chat --prompt \"What is the capital of France?\" -n 32");
   cmd->add_option("--gguf", o->gguf, "model file (default: the SmolLM2-135M file fetched by scripts/setup.sh)");
   cmd->add_option("-p,--prompt", o->prompt, "the prompt text")->required();
-  cmd->add_option("-n", o->n, "tokens to generate")->capture_default_str();
+  cmd->add_option("-n", o->n, "tokens to generate")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_flag("--chat", o->chat, "wrap the prompt in the model's chat template (system + user turn)");
   cmd->add_option("--system", o->system, "the system turn for --chat (default: the chat template's own; \"\" = none)");
   cmd->add_flag("--special", o->special, "recognise control tokens such as <|im_start|> written in the prompt");
-  cmd->add_option("--temperature", o->s.temperature, "0 = greedy")->capture_default_str();
-  cmd->add_option("--top-k", o->s.top_k, "keep the k likeliest tokens (0 = all)")->capture_default_str();
-  cmd->add_option("--top-p", o->s.top_p, "keep the smallest set reaching probability p")->capture_default_str();
+  cmd->add_option("--temperature", o->s.temperature, "0 = greedy")->capture_default_str()->check(in_range(0, 100));
+  cmd->add_option("--top-k", o->s.top_k, "keep the k likeliest tokens (0 = all)")->capture_default_str()->check(in_range(0, double(limits::kVocab)));
+  cmd->add_option("--top-p", o->s.top_p, "keep the smallest set reaching probability p")->capture_default_str()->check(in_range(1e-6, 1));
   cmd->add_option("--seed", o->s.seed, "random seed for sampling")->capture_default_str();
-  cmd->add_option("--show-logits", o->show_logits, "print the N likeliest next tokens at each step")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--context", o->context, "KV cache capacity in tokens (0 = prompt + n)");
+  cmd->add_option("--show-logits", o->show_logits, "print the N likeliest next tokens at each step")->capture_default_str()->check(in_range(0, 1000));
+  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
+  cmd->add_option("--context", o->context, "KV cache capacity in tokens (0 = prompt + n)")->check(in_range(0, double(limits::kContext)));
   cmd->add_flag("--ignore-eos", o->ignore_eos, "keep generating past the stop token (for timing)");
   add_output_options(*cmd, o->out, {"table", "json"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       check_threads(o->threads);
-      if (o->show_logits < 0) throw InputError("--show-logits must be >= 0");
       std::string path = o->gguf.empty() ? engine::require_default_model() : o->gguf;
       engine::LlamaModel model = engine::load_llama(path);
       auto tok = engine::Tokenizer::from_gguf(model.file);
@@ -167,7 +168,18 @@ void register_run(CLI::App& app, Context& ctx) {
       if (need > model.cfg.context)
         throw InputError(fmt::format("prompt ({} tokens) + -n {} = {} tokens exceeds the model's context of {}",
                                      ids.size(), o->n, need, model.cfg.context));
+      if (o->context > model.cfg.context)
+        throw InputError(fmt::format("--context {} exceeds the model's context of {} tokens", o->context, model.cfg.context));
+      if (o->context > 0 && o->context < need)
+        throw InputError(fmt::format("--context {} is below the prompt ({} tokens) + -n {} = {} tokens", o->context,
+                                     ids.size(), o->n, need));
       int64_t capacity = o->context > 0 ? o->context : need;
+      // The KV cache (fp32 K and V per layer) is allocated whole: refuse up front what memory cannot hold.
+      const double kv_bytes = 2.0 * 4 * double(model.cfg.layers) * double(model.cfg.kv_heads) * double(model.cfg.head_dim) * double(capacity);
+      const double memory = hwdb::detect_host_cpu().memory_bytes;
+      if (memory > 0 && kv_bytes > 0.8 * memory)
+        throw InputError(fmt::format("a KV cache of {} tokens needs {:.3g} GB; this machine has {:.3g} GB of memory "
+                                     "(expected a --context / -n that fits in 80% of it)", capacity, kv_bytes / 1e9, memory / 1e9));
       kernels::ThreadPool pool(o->threads);
       engine::Forward fwd(model, capacity, pool);
       engine::GenerateOptions g;

@@ -1,5 +1,6 @@
 // rooftop speed / rooftop cost: TTFT, TPOT, tok/s, $/Mtok and J/token across a batch sweep.
 #include "analyzer/cli/common.h"
+#include "base/limits.h"
 #include "analyzer/errors.h"
 #include "analyzer/speed.h"
 #include "reports/speed_report.h"
@@ -25,23 +26,23 @@ void add_speed_options(CLI::App* cmd, SpeedCli& o, const char* default_batches) 
   o.cmd = cmd;
   add_model_options(*cmd, o.m);
   cmd->add_option("-b,--batch", o.batches, "batch sizes, a list: 1,8,64")->capture_default_str();
-  cmd->add_option("--prompt-tokens", o.prompt, "prompt length (prefill)")->capture_default_str();
-  cmd->add_option("--output-tokens", o.output, "generated tokens per request")->capture_default_str();
-  cmd->add_option("-c,--context", o.context, "cached tokens at the decode step (default prompt + output / 2)");
-  cmd->add_option("--prefill-chunk", o.chunk, "chunked prefill size (0 = whole prompt)");
-  cmd->add_option("--tp", o.tp, "tensor-parallel devices")->capture_default_str();
-  cmd->add_option("--pp", o.pp, "pipeline stages")->capture_default_str();
-  cmd->add_option("--ep", o.ep, "expert-parallel devices (MoE)")->capture_default_str();
+  cmd->add_option("--prompt-tokens", o.prompt, "prompt length (prefill)")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--output-tokens", o.output, "generated tokens per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("-c,--context", o.context, "cached tokens at the decode step (default prompt + output / 2)")->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--prefill-chunk", o.chunk, "chunked prefill size (0 = whole prompt)")->check(in_range(0, double(limits::kContext)));
+  cmd->add_option("--tp", o.tp, "tensor-parallel devices")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
+  cmd->add_option("--pp", o.pp, "pipeline stages")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
+  cmd->add_option("--ep", o.ep, "expert-parallel devices (MoE)")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
   cmd->add_option("--compute-format", o.compute, "compute format for the peak (default: from the weight format)");
-  cmd->add_option("--usd-per-hour", o.usd, "price per device-hour (default: the chip card's)");
-  cmd->add_option("--watts", o.watts, "power per device (default: the chip card's TDP)");
-  cmd->add_option("--bandwidth-efficiency", o.bw_eff, "fraction of bandwidth reached (default 0.8 GPU, 0.6 CPU, 1 calibrated)");
-  cmd->add_option("--flops-efficiency", o.flops_eff, "fraction of peak reached (default 0.7 GPU, 0.5 CPU)");
-  cmd->add_option("--layer-overhead", o.layer_overhead, "fixed seconds per layer per pass (default: measured, else 15e-6 GPU, 20e-6 CPU)");
+  cmd->add_option("--usd-per-hour", o.usd, "price per device-hour (default: the chip card's)")->check(in_range(0, 1e9));
+  cmd->add_option("--watts", o.watts, "power per device (default: the chip card's TDP)")->check(in_range(0, 1e9));
+  cmd->add_option("--bandwidth-efficiency", o.bw_eff, "fraction of bandwidth reached (default 0.8 GPU, 0.6 CPU, 1 calibrated)")->check(in_range(1e-6, 1));
+  cmd->add_option("--flops-efficiency", o.flops_eff, "fraction of peak reached (default 0.7 GPU, 0.5 CPU)")->check(in_range(1e-6, 1));
+  cmd->add_option("--layer-overhead", o.layer_overhead, "fixed seconds per layer per pass (default: measured, else 15e-6 GPU, 20e-6 CPU)")->check(in_range(0, 1));
   cmd->add_option("--draft", o.draft, "draft model for speculative decoding");
-  cmd->add_option("--draft-len", o.draft_len, "tokens drafted per target pass (k)");
-  cmd->add_option("--acceptance", o.acceptance, "probability each drafted token is accepted (a)")->capture_default_str();
-  cmd->add_option("--draft-cost", o.draft_cost, "draft step time as a fraction of a target step (default: computed from --draft)");
+  cmd->add_option("--draft-len", o.draft_len, "tokens drafted per target pass (k)")->check(in_range(1, 64));
+  cmd->add_option("--acceptance", o.acceptance, "probability each drafted token is accepted (a)")->capture_default_str()->check(in_range(0, 1));
+  cmd->add_option("--draft-cost", o.draft_cost, "draft step time as a fraction of a target step (default: computed from --draft)")->check(in_range(1e-6, 10));
   cmd->add_flag("--simple", o.simple, "the seeds' model: weights only, FLOPs = 2 x params, datasheet figures at 100%");
   add_output_options(*cmd, o.out);
 }
@@ -70,8 +71,8 @@ SpeedResult run_speed(const Context& ctx, const SpeedCli& o) {
   s.acceptance = o.acceptance;
   if (o.given("--draft-cost")) s.draft_cost_ratio = o.draft_cost;
   if (!o.draft.empty()) s.draft = resolve_model(ctx, o.draft);
-  if (o.given("--draft-len") && (o.draft_len < 1 || o.draft_len > 64))
-    throw InputError("--draft-len " + std::to_string(o.draft_len) + " is out of range; expected 1 to 64 drafted tokens per target pass");
+  if (o.given("--acceptance") && !o.given("--draft-len"))
+    throw InputError("--acceptance is used only by speculative decoding; add --draft-len K with --draft MODEL or --draft-cost RATIO");
   if ((!o.draft.empty() || o.given("--draft-cost")) && !o.given("--draft-len"))
     throw InputError("speculative decoding needs --draft-len K (tokens drafted per target pass, e.g. 5)");
   if (o.draft_len > 0 && o.draft.empty() && !o.given("--draft-cost"))

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "analyzer/cli/common.h"
+#include "base/limits.h"
 #include "analyzer/errors.h"
 #include "base/files.h"
 #include "engine/model_path.h"
@@ -57,9 +58,9 @@ void register_validate(CLI::App& app, Context& ctx) {
       "validate", "measure decode steps of real model shapes with rooftop's kernels and compare with the analyzer\n"
                   "Example: rooftop validate --quick --format md -o validate.md");
   cmd->add_flag("--quick", o->quick, "a short sweep (2 models x f32/q8_0/q4_1 x context 256, under 2 minutes)");
-  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
   cmd->add_option("--max-memory", o->max_memory_bytes,
-                  "skip configurations that allocate more than this many bytes (default: half of MemTotal)");
+                  "skip configurations that allocate more than this many bytes (default: half of MemTotal)")->check(in_range(0, limits::kMemoryBytes));
   cmd->add_flag("--no-calibrate", o->no_calibrate,
                 "use the stored calibration as it is instead of re-measuring it (quick) first and refreshing the rates "
                 "of each weight format right before its points; a VM's bandwidth drifts from minute to minute, so by "
