@@ -1,6 +1,8 @@
 // Loading a llama-family GGUF: hyperparameters from metadata, weight views with shape and format checks.
 #include "engine/model.h"
 
+#include "base/limits.h"
+
 #include "analyzer/errors.h"
 #include "engine/ggml_types.h"
 
@@ -73,10 +75,13 @@ int64_t LlamaModel::weights_bytes_per_step() const {
   return b + int64_t(4 * output_norm.size()) + output.bytes();
 }
 
-LlamaModel load_llama(const std::string& path) {
+LlamaModel load_llama(const std::string& path) { return load_llama(open_gguf(path, true)); }
+
+LlamaModel load_llama(GgufFile file) {
   LlamaModel m;
-  m.file = open_gguf(path, true);
+  m.file = std::move(file);
   const GgufFile& g = m.file;
+  const std::string& path = g.path;
   std::string arch = g.get_string("general.architecture").value_or("");
   if (arch != "llama")
     throw InputError(path + ": architecture '" + arch + "' is not supported by the engine; supported: llama");
@@ -87,6 +92,9 @@ LlamaModel load_llama(const std::string& path) {
   c.kv_heads = g.get_int("llama.attention.head_count_kv").value_or(c.heads);
   c.ffn_dim = require_int(g, "llama.feed_forward_length");
   c.context = g.get_int("llama.context_length").value_or(2048);
+  if (c.context <= 0 || c.context > limits::kContext)
+    throw InputError(path + ": llama.context_length " + std::to_string(c.context) + " is out of range; expected 1 to " +
+                     std::to_string(limits::kContext));
   c.rms_eps = float(g.get_float("llama.attention.layer_norm_rms_epsilon").value_or(1e-5));
   c.rope_base = float(g.get_float("llama.rope.freq_base").value_or(10000.0));
   if (c.dim % c.heads != 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 || c.layers > 1024)

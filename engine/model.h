@@ -51,5 +51,7 @@ struct LlamaModel {
 // Maps the file and checks it: architecture "llama", every tensor present with the expected shape
 // and a format the kernels read. InputError (naming the tensor or key) otherwise.
 LlamaModel load_llama(const std::string& path);
+// The same from a parsed file whose tensor data stays valid while the model lives.
+LlamaModel load_llama(GgufFile file);
 
 }  // namespace rooftop::engine

@@ -43,8 +43,10 @@ struct Header {
 
 }  // namespace
 
-ModelSpec from_gguf(const std::string& path) {
-  const engine::GgufFile f = engine::open_gguf(path, /*map_data=*/false);
+ModelSpec from_gguf(const std::string& path) { return from_gguf(engine::open_gguf(path, /*map_data=*/false)); }
+
+ModelSpec from_gguf(const engine::GgufFile& f) {
+  const std::string& path = f.path;
   auto arch = f.get_string("general.architecture");
   if (!arch) throw InputError(path + ": GGUF key 'general.architecture' is missing");
   Header h{f, *arch};

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "analyzer/errors.h"
+#include "base/files.h"
 #include "base/json.h"
 #include "analyzer/params.h"
 #include "models/models.h"
@@ -155,7 +156,11 @@ ModelSpec from_config(const Config& c) {
 }  // namespace
 
 ModelSpec from_hf_config(const std::string& path) {
-  json root = read_json_file(path, "HF config");
+  return from_hf_config_text(read_text_file(path, "HF config"), path);
+}
+
+ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
+  json root = parse_json(text, path);
   if (!root.is_object()) throw InputError(path + ": expected a JSON object (a Hugging Face config.json)");
   if (!root.contains("model_type") || !root["model_type"].is_string())
     throw InputError(path + ": key 'model_type' is missing; expected one of llama, mistral, qwen2, qwen3, qwen3_moe, "

@@ -6,6 +6,10 @@
 
 #include "analyzer/model_spec.h"
 
+namespace rooftop::engine {
+struct GgufFile;
+}
+
 namespace rooftop::models {
 
 struct Database {
@@ -26,6 +30,10 @@ ModelSpec from_hf_config(const std::string& path);
 
 // A GGUF file's metadata only (never its tensor data): sized in milliseconds whatever the file size.
 ModelSpec from_gguf(const std::string& path);
+// The same from a parsed header (the fuzz target parses bytes in memory).
+ModelSpec from_gguf(const engine::GgufFile& f);
+// from_hf_config on the text of a config.json; `path` names it in messages and gives the model id.
+ModelSpec from_hf_config_text(std::string_view text, const std::string& path);
 
 // An id from the database, or a path to a config.json / .gguf file. Unknown id: InputError with the
 // closest ids.
