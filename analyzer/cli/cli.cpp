@@ -17,7 +17,8 @@ namespace rooftop::cli {
 
 void add_output_options(CLI::App& cmd, OutputOptions& o, const std::vector<std::string>& formats) {
   cmd.add_option("--format", o.format, "output format")->check(CLI::IsMember(formats))->capture_default_str();
-  cmd.add_option("-o,--output", o.output, "write to FILE (atomically) instead of stdout");
+  cmd.add_option("-o,--output", o.output, "write to FILE (atomically) instead of stdout; - = stdout")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("expected a file name (or - for stdout)") : ""; }, "FILE"));
   cmd.add_flag("--explain", o.explain, "print the formulas, inputs and intermediate numbers");
 }
 

@@ -57,7 +57,7 @@ open(os.path.join(here, "hf_config", "hidden_not_divisible.json"), "w").write(
 open(os.path.join(here, "calibration", "nested_100k.json"), "w").write('{"schema": ' + deep + "}")
 
 # 6. A chip card with memory_bytes 1e308: printed numbers hundreds of digits long.
-open(os.path.join(here, "card", "memory_1e308.yaml"), "w").write(
+open(os.path.join(here, "cards", "memory_1e308.yaml"), "w").write(
     "id: huge\nname: Huge\nvendor: X\nkind: gpu\nmemory_bytes: 1e308\nmemory_bandwidth_bytes_per_s: 3.35e12\n"
     "peak_flops:\n  bf16: 9.89e14\nsources:\n  - https://example.com\n")
 
