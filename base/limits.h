@@ -3,12 +3,10 @@
 // header cannot make a loop run 7e16 times, a product wrap around or an allocation ask for exabytes.
 #pragma once
 #include <cstdint>
-#include <limits>
-#include <string>
 
 namespace rooftop::limits {
 
-// Model shape (largest published today: ~130 layers, hidden 25,600 (Llama 3.1 405B: 16,384),
+// Model shape (largest published today: 126 layers and hidden 16,384 (Llama 3.1 405B),
 // vocabulary 262,144 (Gemma 3), 384 experts (Kimi K2), 128 heads).
 inline constexpr int64_t kLayers = 10'000;
 inline constexpr int64_t kHidden = 1'000'000;        // hidden, FFN, head_dim, LoRA ranks
@@ -22,26 +20,9 @@ inline constexpr double kParams = 1e15;                  // parameters of one mo
 inline constexpr double kMemoryBytes = 1e18;            // a chip card's memory (1 EB)
 inline constexpr double kRate = 1e21;                   // any rate on a card: FLOP/s, B/s (1 zetta)
 
-// Files and their parts.
-inline constexpr int64_t kTensorDims = 8;               // dimensions of one tensor
-inline constexpr int64_t kTensorElements = int64_t(1) << 44;  // elements of one tensor
-inline constexpr int64_t kStringBytes = int64_t(1) << 24;     // one string in a GGUF header (16 MiB)
-inline constexpr int64_t kArrayItems = int64_t(1) << 28;      // one metadata array (268M items)
-inline constexpr int64_t kTextFileBytes = int64_t(64) << 20;  // a JSON/YAML file read whole (64 MiB)
-inline constexpr int kJsonDepth = 64;                   // nesting of objects/arrays in a JSON file
-
-// a * b, or nullopt-like false when the product leaves [0, max]: every product of sizes read from
-// a file goes through here instead of a plain multiplication.
-inline bool mul_within(int64_t a, int64_t b, int64_t max, int64_t& out) {
-  if (a < 0 || b < 0) return false;
-  if (a != 0 && b > max / a) return false;
-  out = a * b;
-  return out <= max;
-}
-
-// Throws InputError "<what> is <v>; expected <lo> to <hi>" unless lo <= v <= hi.
-void check_range(const std::string& what, int64_t v, int64_t lo, int64_t hi);
-// The same for a real number; NaN and infinities are always refused.
-void check_range(const std::string& what, double v, double lo, double hi);
+// Files read whole. (A GGUF file is not read whole: engine/gguf.cpp bounds each count, string and
+// tensor by the bytes left in the file and checks every product for overflow.)
+inline constexpr int64_t kTextFileBytes = int64_t(64) << 20;  // a JSON/YAML file (64 MiB)
+inline constexpr int kJsonDepth = 64;                         // nesting of objects/arrays in a JSON file
 
 }  // namespace rooftop::limits

@@ -3,7 +3,7 @@
 # corpus. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET ...]
 #   targets: gguf hf_config cards calibration tokenizer (default: all)
 # A crash, a hang (> 5 s on one input) or memory above 2 GB fails the run; the input that did it is
-# kept under $ROOFTOP_FUZZ_OUT (default build-fuzz/findings) with the command to reproduce it.
+# kept under $ROOFTOP_FUZZ_OUT (default build-san/findings) with the command to reproduce it.
 # Longer local session: scripts/fuzz.sh 600   (10 minutes per target, two targets at a time).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,18 +11,14 @@ SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(gguf hf_config cards calibration tokenizer)
-BUILD="${ROOFTOP_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+source "$ROOT/scripts/san-build.sh"
+BUILD="$SAN_BUILD"
 OUT="${ROOFTOP_FUZZ_OUT:-$BUILD/findings}"
 JOBS="${ROOFTOP_JOBS:-$(nproc)}"
 say() { echo "[fuzz] $*" >&2; }
 
 "$ROOT/scripts/setup.sh"  # packages (clang and its sanitizer runtimes among them) and the model file
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  say "configuring $BUILD (clang, libFuzzer, ASan + UBSan)"
-  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DROOFTOP_FUZZ=ON -DROOFTOP_CUDA=OFF >/dev/null
-fi
-say "building ${TARGETS[*]}"
-cmake --build "$BUILD" -j "$JOBS" --target $(printf 'fuzz_%s ' "${TARGETS[@]}") 2>&1 | grep -E "error|Error" || true
+san_build $(printf 'fuzz_%s ' "${TARGETS[@]}")
 
 export ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1"  # leaks: not a finding of a one-shot parser
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
