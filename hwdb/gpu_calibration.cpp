@@ -135,6 +135,12 @@ std::string match_gpu_card(const std::string& device_name, const Database& db) {
       {{"H100", "HBM3"}, "h100-sxm"},   // "NVIDIA H100 80GB HBM3" (SXM5)
       {{"H100", "SXM"}, "h100-sxm"},
       {{"A100", "80GB"}, "a100-80g"},   // "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe"
+      {{"A100", "40GB"}, "a100-40g"},   // "NVIDIA A100-SXM4-40GB"
+      {{"H100", "PCIE"}, "h100-pcie"},  // "NVIDIA H100 PCIe"
+      {{"A10G"}, "a10g"},
+      {{"RTX A6000"}, "rtx-a6000"},
+      {{"RTX 3090"}, "rtx-3090"},
+      {{"RTX 4080"}, "rtx-4080"},
       {{"B200"}, "b200"},
       {{"B300"}, "b300"},
       {{"L40S"}, "l40s"},

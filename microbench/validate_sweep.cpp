@@ -431,12 +431,12 @@ void measure_group(const SweepConfig& config, const ChipSpec& chip, kernels::Thr
     // width (the k of q, k, v, gate, up and the LM head); one CPU probe.
     const bool probed = config.refresh_calibration && r.calibrated && g.decode;
     std::map<int64_t, std::unique_ptr<GemvStream>> memory_probes;
-    auto [cpu_probe, cpu_reference] = probed ? make_cpu_probe(f, m.hidden, pool)
-                                             : std::pair<std::unique_ptr<GemvStream>, double>{};
+    // A pair, not a structured binding: clang 14 (the sanitizer build) cannot capture bindings in a lambda.
+    const auto cpu = probed ? make_cpu_probe(f, m.hidden, pool) : std::pair<std::unique_ptr<GemvStream>, double>{};
     auto probe_for = [&](int64_t batch) {
       auto& p = memory_probes[batch >= 16 ? 16 : batch >= 2 ? 4 : 1];
       if (!p) p = make_probe(f, m.hidden, batch, pool);
-      return Probe{p.get(), roof_key(f, m.hidden, batch), cpu_probe.get(), cpu_reference};
+      return Probe{p.get(), roof_key(f, m.hidden, batch), cpu.first.get(), cpu.second};
     };
     DecodeModel model(m, f, g.max_context, g.seed, g.max_batch, prefill ? g.max_prompt : 0);
     std::vector<int64_t> batches = {1};

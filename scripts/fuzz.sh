@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz every parser of outside input with libFuzzer (clang, ASan + UBSan), then replay the regression
 # corpus. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET ...]
-#   targets: gguf hf_config cards calibration tokenizer (default: all)
+#   targets: gguf hf_config cards calibration tokenizer published (default: all)
 # A crash, a hang (> 5 s on one input) or memory above 2 GB fails the run; the input that did it is
 # kept under $ROOFTOP_FUZZ_OUT (default build-san/findings) with the command to reproduce it.
 # Longer local session: scripts/fuzz.sh 600   (10 minutes per target, two targets at a time).
@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
-((${#TARGETS[@]})) || TARGETS=(gguf hf_config cards calibration tokenizer)
+((${#TARGETS[@]})) || TARGETS=(gguf hf_config cards calibration tokenizer published)
 source "$ROOT/scripts/san-build.sh"
 BUILD="$SAN_BUILD"
 OUT="${ROOFTOP_FUZZ_OUT:-$BUILD/findings}"

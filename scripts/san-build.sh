@@ -8,7 +8,7 @@ san_build() {  # san_build [TARGET ...]: configure if needed, then build those t
   if [ ! -f "$SAN_BUILD/CMakeCache.txt" ]; then
     echo "[san] configuring $SAN_BUILD (clang -O1, ASan + UBSan, libFuzzer, no CUDA)" >&2
     CC=clang CXX=clang++ cmake -S "$ROOT" -B "$SAN_BUILD" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CXX_FLAGS_RELEASE="-O1" -DROOFTOP_FUZZ=ON -DROOFTOP_CUDA=OFF >/dev/null
+      -DROOFTOP_FUZZ=ON -DROOFTOP_CUDA=OFF >/dev/null
   fi
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done

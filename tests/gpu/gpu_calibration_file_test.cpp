@@ -88,7 +88,10 @@ TEST_CASE("CUDA device names match database cards") {
   CHECK(hwdb::match_gpu_card("NVIDIA GeForce RTX 4090", db) == "rtx-4090");
   CHECK(hwdb::match_gpu_card("NVIDIA L40S", db) == "l40s");
   CHECK(hwdb::match_gpu_card("Tesla T4", db).empty());
-  CHECK(hwdb::match_gpu_card("NVIDIA H100 PCIe", db).empty());  // no PCIe card: the SXM one would be wrong
+  CHECK(hwdb::match_gpu_card("NVIDIA H100 PCIe", db) == "h100-pcie");  // its own card, not the SXM one
+  CHECK(hwdb::match_gpu_card("NVIDIA A100-SXM4-40GB", db) == "a100-40g");
+  CHECK(hwdb::match_gpu_card("NVIDIA L4", db).empty());  // too short to search by name: "L4" is in "L40S"
+  CHECK(hwdb::match_gpu_card("NVIDIA GeForce RTX 3090", db) == "rtx-3090");
 }
 
 TEST_CASE("a GPU calibration overlays measured figures on the matched card") {
