@@ -63,7 +63,8 @@ std::vector<std::pair<double, double>> rates_by_width(const std::map<std::string
     const std::string& key = it->first;
     if (key.size() <= prefix.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     const std::string digits = key.substr(prefix.size(), key.size() - prefix.size() - suffix.size());
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || !(it->second > 0)) continue;
+    // At most 9 digits (a width below 1e9): the keys come from a file, and stod throws on overflow.
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos || !(it->second > 0)) continue;
     out.emplace_back(std::stod(digits), it->second);
   }
   std::sort(out.begin(), out.end());

@@ -1,6 +1,7 @@
 // read_text_file, write_file_atomically, cache_dir: see files.h for the rules.
 #include "base/files.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +44,11 @@ void write_in_place(const std::string& shown, const std::string& path, const std
     if (e == ENXIO) throw InputError("cannot write '" + shown + "': it is a FIFO that no process is reading");
     throw InputError("cannot write '" + shown + "': " + errno_text(e));
   }
+  struct stat st{};  // what was opened, not what the name was a moment ago
+  if (::fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    ::close(fd);
+    throw InputError("cannot write '" + shown + "': it changed while being opened; expected a device or FIFO");
+  }
   int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   bool ok = write_all(fd, text);
@@ -57,13 +63,19 @@ void write_in_place(const std::string& shown, const std::string& path, const std
 // A new or regular file: temp file beside it, then rename over it.
 void write_replacing(const std::string& shown, const fs::path& target, const std::string& text) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  // A short temp name (a long target name plus a suffix could pass NAME_MAX), hidden, in the same folder.
+  std::string tmpl = (dir / ".rooftop-XXXXXX").string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw InputError("cannot write '" + shown + "': cannot create a file in '" + dir.string() + "': " + errno_text(errno));
   struct stat old{};
-  if (::stat(target.c_str(), &old) == 0) ::fchmod(fd, old.st_mode & 07777);
-  else ::fchmod(fd, 0644);
-  bool ok = write_all(fd, text);
+  if (::stat(target.c_str(), &old) == 0) {
+    ::fchmod(fd, old.st_mode & 07777);  // an existing file keeps its mode
+  } else {
+    const mode_t mask = ::umask(0);  // a new file gets 0666 less the umask, as any other program's
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+  }
+  bool ok = write_all(fd, text) && ::fsync(fd) == 0;  // on disk before the rename makes it visible
   int e = errno;
   if (::close(fd) != 0 && ok) {
     ok = false;
@@ -82,15 +94,23 @@ void write_replacing(const std::string& shown, const fs::path& target, const std
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& what, int64_t max_bytes) {
+  // Opened first (O_NONBLOCK: a FIFO cannot make open wait), then the descriptor is examined.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot read " + what + " '" + path + "': " + errno_text(errno));
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) throw InputError("cannot read " + what + " '" + path + "': " + errno_text(errno));
-  if (S_ISDIR(st.st_mode)) throw InputError("cannot read " + what + " '" + path + "': it is a folder; expected a file");
-  if (!S_ISREG(st.st_mode)) throw InputError("cannot read " + what + " '" + path + "': not a regular file");
-  if (st.st_size > max_bytes)
+  std::string problem;
+  if (::fstat(fd, &st) != 0) problem = errno_text(errno);
+  else if (S_ISDIR(st.st_mode)) problem = "it is a folder; expected a file";
+  else if (!S_ISREG(st.st_mode)) problem = "not a regular file";
+  if (!problem.empty()) {
+    ::close(fd);
+    throw InputError("cannot read " + what + " '" + path + "': " + problem);
+  }
+  if (st.st_size > max_bytes) {
+    ::close(fd);
     throw InputError(what + " '" + path + "' is " + std::to_string(st.st_size) + " bytes; expected at most " +
                      std::to_string(max_bytes));
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError("cannot read " + what + " '" + path + "': " + errno_text(errno));
+  }
   std::string text;
   char buf[65536];
   for (;;) {
@@ -114,6 +134,9 @@ std::string read_text_file(const std::string& path, const std::string& what, int
 
 void write_file_atomically(const std::string& path, const std::string& text, bool create_dirs) {
   if (path.empty()) throw InputError("cannot write '': expected a file name");
+  // A device or FIFO, reached through any links (/dev/stdout -> /proc/self/fd/1 -> a pipe): in place.
+  if (struct stat first{}; ::stat(path.c_str(), &first) == 0 && (S_ISCHR(first.st_mode) || S_ISFIFO(first.st_mode)))
+    return write_in_place(path, path, text);
   fs::path target(path);
   // A symlink (or a chain of them) is followed to the file it names; the link itself stays.
   std::error_code ec;
@@ -161,6 +184,27 @@ FileLock::FileLock(const std::string& path, const std::string& what) {
 
 FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+std::vector<std::string> list_files(const std::string& dir, const std::vector<std::string>& extensions,
+                                    const std::string& what) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(what + " '" + dir + "': no such folder");
+  std::vector<std::string> out;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) throw InputError(what + " '" + dir + "': cannot list the folder: " + ec.message());
+  for (; it != end; it.increment(ec)) {  // the non-throwing increment
+    if (ec) throw InputError(what + " '" + dir + "': cannot list the folder: " + ec.message());
+    const std::string name = it->path().filename().string();
+    for (const auto& ext : extensions)
+      if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0 &&
+          !fs::is_directory(it->path(), ec)) {
+        out.push_back(it->path().string());
+        break;
+      }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::string cache_dir() {

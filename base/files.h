@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/errors.h"
 #include "base/limits.h"
@@ -37,6 +38,12 @@ class FileLock {
  private:
   int fd_ = -1;
 };
+
+// The files of `dir` whose names end in one of `extensions` (".yaml"), sorted; entries that cannot be
+// examined (a link loop, no permission) are listed too, so that reading them gives the clear error.
+// InputError naming `what` when `dir` is not a readable folder.
+std::vector<std::string> list_files(const std::string& dir, const std::vector<std::string>& extensions,
+                                    const std::string& what);
 
 // The per-user cache folder: $ROOFTOP_CACHE_DIR, else $XDG_CACHE_HOME/rooftop, else ~/.cache/rooftop.
 std::string cache_dir();

@@ -216,6 +216,11 @@ std::optional<std::string> GgufFile::get_string(const std::string& key) const {
 }
 
 const GgufTensorInfo* GgufFile::find_tensor(const std::string& name) const {
+  // The index, when parse_gguf built it; a file assembled by hand (tests) is searched in order.
+  if (!tensor_index.empty()) {
+    const auto it = tensor_index.find(name);
+    return it == tensor_index.end() ? nullptr : &tensors[it->second];
+  }
   for (const auto& t : tensors)
     if (t.name == name) return &t;
   return nullptr;
@@ -304,9 +309,10 @@ GgufFile parse_gguf(const std::byte* data, size_t size, const std::string& name)
   // The data section starts at the next multiple of the alignment after the header.
   uint64_t end = r.pos();
   g.data_offset = (end + g.alignment - 1) / g.alignment * g.alignment;
-  std::map<std::string, int> seen;
-  for (const auto& t : g.tensors) {
-    if (!seen.emplace(t.name, 1).second) throw InputError(name + ": duplicate tensor name '" + t.name + "'");
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    const GgufTensorInfo& t = g.tensors[i];
+    if (!g.tensor_index.emplace(t.name, i).second)
+      throw InputError(name + ": duplicate tensor name '" + printable(t.name, 80) + "'");
     uint64_t start = 0, stop = 0;
     if (__builtin_add_overflow(g.data_offset, t.offset, &start) || __builtin_add_overflow(start, t.bytes, &stop) ||
         stop > size)

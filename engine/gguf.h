@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rooftop::engine {
@@ -55,6 +56,7 @@ struct GgufFile {
   uint64_t data_offset = 0;   // start of the tensor data section in the file
   std::map<std::string, GgufValue> metadata;
   std::vector<GgufTensorInfo> tensors;  // in file order
+  std::unordered_map<std::string, size_t> tensor_index;  // name -> position in tensors (find_tensor in O(1))
 
   const GgufValue* find(const std::string& key) const;
   std::optional<int64_t> get_int(const std::string& key) const;       // any integer or bool scalar

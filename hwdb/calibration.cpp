@@ -126,6 +126,9 @@ ChipSpec apply_calibration(ChipSpec chip, const std::string& json_text, std::str
   } catch (const InputError& e) {
     if (why_rejected) *why_rejected = std::string("damaged JSON: ") + e.what();
     return chip;
+  } catch (const json::exception& e) {  // a field of the wrong type (j.value() on a string, say)
+    if (why_rejected) *why_rejected = std::string("a field has the wrong type: ") + e.what();
+    return chip;
   } catch (const Rejected& r) {
     if (why_rejected) *why_rejected = r.why;
     return chip;
@@ -146,7 +149,7 @@ ChipSpec calibrated_host_cpu() {
     why = e.what();
   }
   ChipSpec out = why.empty() ? apply_calibration(cpu, text, &why) : cpu;
-  if (!why.empty()) std::cerr << "rooftop: ignoring calibration file " << path << ": " << why << "\n";
+  if (!why.empty()) std::cerr << "rooftop: ignoring calibration file " << path << ": " << printable(why, 300) << "\n";
   return out;
 }
 

@@ -69,18 +69,9 @@ Database load(const std::vector<std::string>& extra_dirs) {
   }
   std::vector<std::string> user_files;
   for (const auto& dir : extra_dirs) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-      throw InputError("--hwdb " + dir + ": no such folder; expected a folder of chip cards (*.yaml)");
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
-    if (ec) throw InputError("--hwdb " + dir + ": cannot list the folder: " + ec.message());
-    std::sort(files.begin(), files.end());
-    for (const auto& path : files) {
-      ChipSpec chip = parse_card(read_text_file(path.string(), "chip card"), path.string());
-      user_files.push_back(path.string());
+    for (const auto& path : list_files(dir, {".yaml"}, "--hwdb (a folder of chip cards)")) {
+      ChipSpec chip = parse_card(read_text_file(path, "chip card"), path);
+      user_files.push_back(path);
       add(db, std::move(chip), true, user_files);
     }
   }

@@ -172,6 +172,8 @@ std::optional<ChipSpec> apply_gpu_calibration(const std::string& json_text, int 
     return c;
   } catch (const InputError& e) {
     if (why) *why = std::string("damaged JSON: ") + e.what();
+  } catch (const json::exception& e) {  // a field of the wrong type
+    if (why) *why = std::string("a field has the wrong type: ") + e.what();
   } catch (const Rejected& r) {
     if (why) *why = r.why;
   }

@@ -61,14 +61,8 @@ Database load(const std::vector<std::string>& extra_dirs) {
   }
   const size_t embedded = db.models.size();
   for (const auto& dir : extra_dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw InputError("model directory '" + dir + "' does not exist or is not a directory");
-    std::vector<fs::path> cards;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml")) cards.push_back(e.path());
-    if (ec) throw InputError("cannot list model directory '" + dir + "': " + ec.message());
-    std::sort(cards.begin(), cards.end());
-    for (const auto& p : cards) add_card(db, files, parse_card(read_text_file(p.string(), "model card"), p.string()), p.string(), embedded);
+    for (const auto& p : list_files(dir, {".yaml", ".yml"}, "--models"))
+      add_card(db, files, parse_card(read_text_file(p, "model card"), p), p, embedded);
   }
   return db;
 }

@@ -9,6 +9,7 @@
 #include "analyzer/errors.h"
 #include "base/files.h"
 #include "base/json.h"
+#include "base/limits.h"
 #include "analyzer/params.h"
 #include "models/models.h"
 
@@ -148,6 +149,8 @@ ModelSpec from_config(const Config& c) {
     a.qk_nope_head_dim = c.integer("qk_nope_head_dim");
     a.v_head_dim = c.integer("v_head_dim");
     m.mla = a;
+    if (a.qk_nope_head_dim > limits::kHidden || a.qk_rope_head_dim > limits::kHidden)  // before their sum can wrap
+      c.fail("qk_nope_head_dim", "and qk_rope_head_dim must be at most " + std::to_string(limits::kHidden));
     m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
   }
   if (!m.moe || (m.moe->dense_layers > 0)) c.integer("intermediate_size");  // required for dense FFNs

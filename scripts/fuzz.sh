@@ -9,6 +9,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
+case "$SECONDS_PER_TARGET" in
+  ''|*[!0-9]*|0) echo "fuzz.sh: seconds per target must be a whole number >= 1 (got '$SECONDS_PER_TARGET')" >&2; exit 2 ;;
+esac
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(gguf hf_config cards calibration tokenizer published)
 source "$ROOT/scripts/san-build.sh"
@@ -26,7 +29,7 @@ mkdir -p "$OUT"
 run_one() {
   local t="$1" bin="$BUILD/fuzz/fuzz_$1" work="$OUT/corpus_$1" dict="$ROOT/tests/fuzz/dict/$1.dict"
   local dirs=()
-  IFS=';' read -r -a dirs < "$BUILD/fuzz/fuzz_$t.dirs"
+  IFS=';' read -r -a dirs < "$BUILD/fuzz/fuzz_$t.dirs" || true  # the file has no final newline
   mkdir -p "$work"
   local args=(-max_total_time="$SECONDS_PER_TARGET" -timeout=5 -rss_limit_mb=2048 -malloc_limit_mb=2048
               -max_len=65536 -print_final_stats=1 -artifact_prefix="$OUT/$t-")
@@ -34,7 +37,7 @@ run_one() {
   if "$bin" "${args[@]}" "$work" "${dirs[@]}" > "$OUT/$t.log" 2>&1; then
     echo "$t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/$t.log" | grep -o '[0-9]*$') execs in ${SECONDS_PER_TARGET} s, no finding"
   else
-    echo "$t: FINDING, see $OUT/$t.log; reproduce: $bin $(ls -t "$OUT/$t-"* 2>/dev/null | head -1)"
+    echo "$t: FINDING, see $OUT/$t.log; reproduce: $bin $(ls -t "$OUT/$t-"{crash,timeout,oom,leak,slow-unit}-* 2>/dev/null | head -1)"
     tail -30 "$OUT/$t.log" >&2
     return 1
   fi
@@ -42,7 +45,7 @@ run_one() {
 export -f run_one say
 export BUILD OUT SECONDS_PER_TARGET ROOT
 status=0
-printf '%s\n' "${TARGETS[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one {}' || status=1
+printf '%s\n' "${TARGETS[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one "$1"' _ {} || status=1
 
 # The regression corpus: every past finding, run once each.
 for t in "${TARGETS[@]}"; do

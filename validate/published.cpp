@@ -166,16 +166,9 @@ PublishedDataset load_published(const std::vector<std::string>& extra_dirs) {
   PublishedDataset data;
   for (std::size_t i = 0; i < embedded_published_count; ++i)
     parse_published(embedded_published[i].content, "validate/published/" + std::string(embedded_published[i].name), data);
-  namespace fs = std::filesystem;
-  for (const auto& dir : extra_dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw InputError("--published " + dir + ": no such folder; expected a folder of *.yaml records");
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) parse_published(read_text_file(f.string(), "published records"), f.string(), data);
-  }
+  for (const auto& dir : extra_dirs)
+    for (const auto& f : list_files(dir, {".yaml"}, "folder of published records"))
+      parse_published(read_text_file(f, "published records"), f, data);
   return data;
 }
 

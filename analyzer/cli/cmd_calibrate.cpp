@@ -9,6 +9,7 @@
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "base/files.h"
+#include "hwdb/gpu_calibration.h"
 #include "kernels/cuda/gpu.h"
 #include "microbench/calibrate.h"
 #include "reports/table.h"
@@ -99,10 +100,10 @@ int run_calibrate(Context& ctx, const CalibrateArgs& a) {
   const bool show = &ctx.err == &std::cerr && ::isatty(STDERR_FILENO);
   if (device >= 0) {
     if (show) ctx.err << "rooftop: calibrating cuda:" << device << (a.quick ? " (quick)" : "") << "...\n";
+    const std::string path = hwdb::gpu_calibration_path(device);
+    FileLock lock(path + ".lock", "another rooftop calibrate of cuda:" + std::to_string(device));  // before measuring
     gpu::GpuCalibration c = gpu::calibrate(device, a.quick);  // InputError when there is no such device
-    std::string path = hwdb::cache_dir() + "/calibration/cuda" + std::to_string(device) + ".json";
-    std::string text = gpu::to_json(c);
-    FileLock lock(path + ".lock", "another rooftop calibrate of cuda:" + std::to_string(device));
+    const std::string text = gpu::to_json(c);
     write_file_atomically(path, text, /*create_dirs=*/true);
     emit(ctx, a.out, a.out.format == "json" ? text : reports::render(gpu_tables(c), a.out.format));
     return kExitOk;

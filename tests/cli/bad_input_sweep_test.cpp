@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +22,11 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/files.h"
+#include "hwdb/calibration.h"
+#include "hwdb/hwdb.h"
 
 extern char** environ;
 namespace fs = std::filesystem;
@@ -54,8 +59,10 @@ fs::path scratch() {
 }
 
 // Runs rooftop with `args` (stdout and stderr to files), killed after `timeout_s`. `env` entries
-// (NAME=value) are added to the environment.
-Outcome run(const std::vector<std::string>& args, double timeout_s = 30, const std::vector<std::string>& env = {}) {
+// (NAME=value) are added to the environment. file_limit > 0: the child may write no file larger than
+// that many bytes (RLIMIT_FSIZE, SIGXFSZ ignored), so a write fails half-way with EFBIG.
+Outcome run(const std::vector<std::string>& args, double timeout_s = 30, const std::vector<std::string>& env = {},
+            rlim_t file_limit = 0) {
   const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -78,7 +85,21 @@ Outcome run(const std::vector<std::string>& args, double timeout_s = 30, const s
   for (auto& e : envs) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, kBinary.c_str(), &fa, nullptr, argv.data(), envp.data()) == 0);
+  struct rlimit old_limit{};
+  ::getrlimit(RLIMIT_FSIZE, &old_limit);
+  auto old_handler = SIG_DFL;
+  if (file_limit > 0) {  // inherited by the child: the limit, and SIGXFSZ ignored (write returns EFBIG)
+    old_handler = ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = old_limit;
+    lim.rlim_cur = file_limit;
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+  }
+  const int spawned = posix_spawn(&pid, kBinary.c_str(), &fa, nullptr, argv.data(), envp.data());
+  if (file_limit > 0) {
+    ::setrlimit(RLIMIT_FSIZE, &old_limit);
+    ::signal(SIGXFSZ, old_handler);
+  }
+  REQUIRE(spawned == 0);
   posix_spawn_file_actions_destroy(&fa);
   Outcome o;
   const auto start = std::chrono::steady_clock::now();
@@ -202,6 +223,8 @@ TEST_CASE("bad-input sweep: hostile files are refused with one line (the issue-1
   const std::string r = kRegressions;
   const fs::path d = scratch();
   fs::create_directories(d / "empty_dir");
+  fs::remove(d / "fifo.json");
+  REQUIRE(::mkfifo((d / "fifo.json").c_str(), 0600) == 0);
   { std::ofstream(d / "garbage.gguf") << "GGUF\x03not really"; }
   { std::ofstream(d / "config.json") << "{\"model_type\": \"llama\", \"vocab_size\": 1e400}"; }
   for (const auto& args : std::vector<std::vector<std::string>>{
@@ -218,7 +241,8 @@ TEST_CASE("bad-input sweep: hostile files are refused with one line (the issue-1
            {"model", "show", (d / "config.json").string()},
            {"model", "show", "/nonexistent/model.gguf"},
            {"model", "show", std::string(100000, 'm')},
-           {"fit", "-m", "/dev/zero"},
+           {"fit", "-m", "/dev/zero"},                       // not a .json/.gguf/.yaml
+           {"model", "show", (d / "fifo.json").string()},  // a FIFO nobody writes: refused, not a hang
            {"run", "--gguf", (d / "empty_dir").string(), "-p", "hi"},
            {"run", "--gguf", r + "/gguf/block_count_7e16.gguf", "-p", "hi"},
            {"tokenize", "--gguf", (d / "garbage.gguf").string(), "hello"},
@@ -237,6 +261,27 @@ TEST_CASE("bad-input sweep: a hostile calibration file is ignored with one notic
     CHECK(o.code == 0);
     CHECK(one_line(o.err));
     CHECK(o.err.find("ignoring calibration file") != std::string::npos);
+  }
+}
+
+TEST_CASE("bad-input sweep: a calibration file with this machine's fingerprint but hostile fields is ignored") {
+  const fs::path cache = scratch() / "cache_typed";
+  fs::create_directories(cache / "calibration");
+  // This machine's fingerprint and the current schema, so the reader goes past both checks.
+  const std::string fp = rooftop::hwdb::machine_fingerprint(rooftop::hwdb::detect_host_cpu());
+  const std::string head = R"({"schema": ")" + std::string(rooftop::hwdb::calibration_schema) +
+                           R"(", "machine": {"fingerprint": )" + nlohmann::json(fp).dump() +
+                           R"(}, "date": "2026-11-30T00:00:00Z", "memory_bandwidth_bytes_per_s": 3e10, )";
+  for (const std::string& tail : {std::string(R"("quick": 7})"),  // a field of the wrong type
+                                  R"("kernels": [{"name": "gemv_q4_1_stream_k)" + std::string(400, '9') +
+                                      R"(", "bytes_per_s": 3e10}]})"}) {
+    { std::ofstream(cache / "calibration" / "local.json") << head << tail; }
+    for (const auto& args : std::vector<std::vector<std::string>>{{"hw", "show", "cpu"}, {"speed", "-m", "smollm2-135m", "--hw", "cpu", "-b", "1"}}) {
+      const Outcome o = run(args, 30, {"ROOFTOP_CACHE_DIR=" + cache.string()});
+      INFO(o.err);
+      CHECK((o.code == 0 || o.code == 2));
+      CHECK(o.err.find("internal error") == std::string::npos);
+    }
   }
 }
 
@@ -271,9 +316,16 @@ TEST_CASE("bad-input sweep: -o does what a user means, or refuses with one line 
   CHECK(o.code == 0);
   CHECK(fs::is_symlink(fs::symlink_status(d / "link.json")));
   CHECK(slurp(d / "real.json").find("\"weights_bytes\"") != std::string::npos);
-  // A failed write keeps the old content and leaves no temp file behind.
+  // A write that fails half-way (the file-size limit: EFBIG after 256 bytes of a ~2 kB report) keeps
+  // the old content and leaves no temp file behind.
   { std::ofstream(d / "keep.json") << "old content"; }
-  check_bad({"fit", "-m", "no-such-model", "-o", (d / "keep.json").string()});
+  const Outcome failed = run(with_o((d / "keep.json").string()), 30, {}, 256);
+  INFO(failed.err);
+  CHECK(failed.code == 2);
+  CHECK(one_line(failed.err));
+  CHECK(failed.err.find("File too large") != std::string::npos);
+  CHECK(slurp(d / "keep.json") == "old content");
+  check_bad({"fit", "-m", "no-such-model", "-o", (d / "keep.json").string()});  // fails before writing
   CHECK(slurp(d / "keep.json") == "old content");
   int files = 0;
   for (const auto& e : fs::directory_iterator(d)) files += e.path().filename().string()[0] != '.';

@@ -1,4 +1,5 @@
-// Fuzz target: a calibration file (CPU and GPU readers) over a fixed made-up chip. A rejected file
+// Fuzz target: a calibration file (CPU and GPU readers) over a fixed made-up chip, then the analyzer's
+// CPU prediction from what was accepted (the calibrated rates are parsed back there). A rejected file
 // is reported through `why`, never thrown; the seeds carry this chip's fingerprint ("fuzz|2|8") so
 // mutations reach past the fingerprint check.
 #include <cstddef>
@@ -6,6 +7,8 @@
 #include <string>
 
 #include "analyzer/chip_spec.h"
+#include "analyzer/speed.h"
+#include "base/errors.h"
 #include "hwdb/calibration.h"
 #include "hwdb/gpu_calibration.h"
 #include "hwdb/hwdb.h"
@@ -22,7 +25,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   chip.peak_flops["fp32"] = 1e11;
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string why;
-  (void)rooftop::hwdb::apply_calibration(chip, text, &why);
+  const rooftop::ChipSpec calibrated = rooftop::hwdb::apply_calibration(chip, text, &why);
   (void)rooftop::hwdb::apply_gpu_calibration(text, 0, db, &why);
+  if (why.empty()) {  // accepted: predict SmolLM2-135M's shape (q8_0 weights) from the calibrated figures
+    rooftop::ModelSpec m;
+    m.id = "fuzz";
+    m.vocab = 49152;
+    m.hidden = 576;
+    m.layers = 30;
+    m.heads = 9;
+    m.kv_heads = 3;
+    m.head_dim = 64;
+    m.ffn = 1536;
+    m.tied_embeddings = true;
+    rooftop::PrecisionPlan plan;
+    plan.weights = "q8_0";
+    plan.kv = "fp32";
+    rooftop::SpeedOptions o;
+    o.batches = {1, 4};
+    o.prompt_tokens = 64;
+    o.output_tokens = 16;
+    try {
+      (void)rooftop::speed(m, calibrated, plan, o);
+    } catch (const rooftop::InputError&) {
+    }
+  }
   return 0;
 }

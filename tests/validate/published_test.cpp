@@ -57,10 +57,12 @@ std::string variant(const std::string& from, const std::string& to) {
 
 std::string refusal(const std::string& text) {
   PublishedDataset d;
+  parse_published(kGood, "before.yaml", d);  // a file already loaded
   try {
     parse_published(text, "x.yaml", d);
   } catch (const InputError& e) {
-    CHECK(d.records.empty());  // refused whole: nothing of the file was kept
+    CHECK(d.records.size() == 2);  // refused whole: nothing of x.yaml was kept, before.yaml intact
+    CHECK(d.sources.size() == 1);
     return e.what();
   }
   return "";
