@@ -12,6 +12,7 @@
 #include "hwdb/calibration.h"
 #include "hwdb/gpu_calibration.h"
 #include "hwdb/hwdb.h"
+#include "models/models.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const rooftop::hwdb::Database db = rooftop::hwdb::load();
@@ -24,20 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   chip.memory_bandwidth_bytes_per_s = 3e10;
   chip.peak_flops["fp32"] = 1e11;
   const std::string text(reinterpret_cast<const char*>(data), size);
-  std::string why;
+  std::string why, why_gpu;
   const rooftop::ChipSpec calibrated = rooftop::hwdb::apply_calibration(chip, text, &why);
-  (void)rooftop::hwdb::apply_gpu_calibration(text, 0, db, &why);
-  if (why.empty()) {  // accepted: predict SmolLM2-135M's shape (q8_0 weights) from the calibrated figures
-    rooftop::ModelSpec m;
-    m.id = "fuzz";
-    m.vocab = 49152;
-    m.hidden = 576;
-    m.layers = 30;
-    m.heads = 9;
-    m.kv_heads = 3;
-    m.head_dim = 64;
-    m.ffn = 1536;
-    m.tied_embeddings = true;
+  (void)rooftop::hwdb::apply_gpu_calibration(text, 0, db, &why_gpu);
+  if (why.empty()) {  // accepted: predict SmolLM2-135M (its card; q8_0 weights) from the calibrated figures
+    static const rooftop::ModelSpec m = *rooftop::models::load().find("smollm2-135m");
     rooftop::PrecisionPlan plan;
     plan.weights = "q8_0";
     plan.kv = "fp32";
