@@ -13,6 +13,7 @@ struct ChipSpec {
   std::string name;                     // "NVIDIA H100 SXM5 80GB"
   std::string vendor;
   std::string kind;                     // "gpu", "accelerator", "cpu", "soc"
+  std::string architecture;             // "ampere", "hopper", "apple-m2" ... (runtime profiles key on it); "" unknown
   double memory_bytes = 0;              // device memory capacity, decimal bytes
   double memory_bandwidth_bytes_per_s = 0;
   // Dense (never 2:4 sparse) peak FLOP/s by compute format name: "fp32", "tf32", "fp16", "bf16",

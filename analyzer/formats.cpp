@@ -78,6 +78,9 @@ std::vector<NumberFormat> build_table() {
   t.push_back(block("q5_k", {}, 256, {{"d (fp16)", 16}, {"dmin (fp16)", 16}, {"scales (8 x 6+6-bit)", 96}, {"qh (256 x 1-bit)", 256}, {"qs (256 x 4-bit)", 1024}}, kInt, false, "GGUF Q5_K: super-blocks of 256, 8 sub-blocks of 32"));
   t.push_back(block("q6_k", {}, 256, {{"ql (256 x 4-bit)", 1024}, {"qh (256 x 2-bit)", 512}, {"scales (16 x int8)", 128}, {"d (fp16)", 16}}, kInt, false, "GGUF Q6_K: super-blocks of 256, 16 sub-blocks of 16"));
   // Microscaling 4-bit floats.
+  // MLX (mlx.core.quantize): groups of 64, a 16-bit scale and a 16-bit bias per group (its defaults).
+  t.push_back(block("mlx_4bit", {"mlx-4bit"}, 64, {{"qs (64 x 4-bit)", 256}, {"scale (fp16)", 16}, {"bias (fp16)", 16}}, kHalf, false, "MLX 4-bit: groups of 64, fp16 scale and bias"));
+  t.push_back(block("mlx_6bit", {"mlx-6bit"}, 64, {{"qs (64 x 6-bit)", 384}, {"scale (fp16)", 16}, {"bias (fp16)", 16}}, kHalf, false, "MLX 6-bit: groups of 64, fp16 scale and bias"));
   t.push_back(block("mxfp4", {"mx4"}, 32, {{"values (32 x E2M1)", 128}, {"scale (E8M0)", 8}}, {"fp4", "bf16", "fp16"}, false, "OCP MXFP4: 32 E2M1 values share a power-of-two E8M0 scale"));
   t.push_back(block("nvfp4", {}, 16, {{"values (16 x E2M1)", 64}, {"scale (FP8 E4M3)", 8}}, {"fp4", "fp8", "bf16"}, false, "NVIDIA NVFP4: 16 E2M1 values share an FP8 E4M3 scale (plus one fp32 per tensor, ignored)"));
   // Whole-file GGUF mixes (llama.cpp's quantize presets). Q4_K_M/Q5_K_M keep attn_v, ffn_down (about

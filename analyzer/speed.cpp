@@ -160,7 +160,7 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
 }
 
 struct PassTime {
-  double s = 0, memory_s = 0, compute_s = 0;
+  double s = 0, memory_s = 0, compute_s = 0, comm_s = 0;
   std::string bound;
   std::vector<double> op_s;
 };
@@ -227,18 +227,47 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
 
   const bool cpu = chip.kind == "cpu";
   const bool calibrated = !chip.measured.empty();
-  r.bandwidth_efficiency = o.bandwidth_efficiency.value_or(o.simple || calibrated ? 1.0 : (cpu ? 0.6 : 0.8));
-  r.flops_efficiency = o.flops_efficiency.value_or(o.simple ? 1.0 : (calibrated ? 1.0 : (cpu ? 0.5 : 0.7)));
+  // The runtime profile (generic unless given), with any efficiency the options state put over it. Calibrated
+  // chips use their measured kernel rates unless a profile other than `rooftop` is asked for.
+  RuntimeProfile prof = o.runtime ? *o.runtime : generic_profile(cpu);
+  if (o.bandwidth_efficiency) prof.decode_bandwidth_fraction = {{"*/*", *o.bandwidth_efficiency}};
+  if (o.flops_efficiency) prof.gemm_fraction = {{"*/*", *o.flops_efficiency}};
+  if (o.layer_overhead_s) prof.per_layer_s = *o.layer_overhead_s;
+  if (o.allreduce_latency_s) prof.collective_latency_s = *o.allreduce_latency_s;
+  const bool use_profile = !o.simple && !(calibrated && (!o.runtime || o.runtime->use_calibration));
+  r.runtime = use_profile ? prof.id : (o.simple ? "simple" : "calibrated");
+  const std::string family = format_family_name(format_family(p.format_of(ParamClass::dense_ffn).name));
+  r.bandwidth_efficiency = o.simple ? 1.0 : use_profile ? RuntimeProfile::lookup(prof.decode_bandwidth_fraction, family, chip.architecture, 0.8)
+                                                        : o.bandwidth_efficiency.value_or(1.0);
+  r.flops_efficiency = o.simple ? 1.0 : use_profile ? RuntimeProfile::lookup(prof.gemm_fraction, family, chip.architecture, 0.7)
+                                                    : o.flops_efficiency.value_or(1.0);
   for (double e : {r.bandwidth_efficiency, r.flops_efficiency})
     if (!(e > 0 && e <= 1)) throw InputError("efficiency factors must be in (0, 1]");
+  if (use_profile) {
+    for (const char* k : {"decode_bandwidth_fraction", "gemm_fraction", "per_layer_s", "collective_latency_s"})
+      if (auto it = prof.provenance.find(k); it != prof.provenance.end()) r.provenance["runtime." + std::string(k)] = it->second;
+    auto band = [&](const char* cls) -> std::optional<ErrorBand> {
+      if (const ErrorBand* b = prof.band(cls, chip.architecture)) return *b;
+      return std::nullopt;
+    };
+    r.decode_band = band("decode");
+    r.batched_band = band("batched");
+    r.prefill_band = band("prefill");
+  }
   auto prov = [&](const std::string& k) {
     auto it = chip.provenance.find(k);
     return it != chip.provenance.end() ? it->second : std::string(cpu ? "derived" : "datasheet");
   };
   r.provenance["memory_bandwidth_bytes_per_s"] = prov("memory_bandwidth_bytes_per_s");
   r.provenance["peak_flops." + r.compute_format] = prov("peak_flops." + r.compute_format);
-  r.provenance["bandwidth_efficiency"] = o.bandwidth_efficiency ? "given" : (calibrated ? "measured (calibrated kernel rates)" : "assumed");
-  r.provenance["flops_efficiency"] = o.flops_efficiency ? "given" : (calibrated ? "measured (calibrated kernel rates)" : "assumed");
+  auto efficiency_source = [&](bool given, const char* term) -> std::string {
+    if (given) return "given";
+    if (!use_profile) return "measured (calibrated kernel rates)";
+    auto it = prof.provenance.find(term);
+    return prof.id == "generic" ? "assumed" : "runtime " + prof.id + (it != prof.provenance.end() ? " (" + it->second + ")" : "");
+  };
+  r.provenance["bandwidth_efficiency"] = efficiency_source(o.bandwidth_efficiency.has_value(), "decode_bandwidth_fraction");
+  r.provenance["flops_efficiency"] = efficiency_source(o.flops_efficiency.has_value(), "gemm_fraction");
 
   Rates rates;
   rates.bw = chip.memory_bandwidth_bytes_per_s * r.bandwidth_efficiency;
@@ -249,8 +278,8 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   // 10 kernels per layer at ~1.5 µs each under CUDA graphs), thread synchronization on a CPU. Measured
   // by calibrate where it ran; otherwise assumed; the seeds' model has none.
   if (!o.simple) {
-    rates.per_layer_s = o.layer_overhead_s.value_or(cpu ? 20e-6 : 15e-6);
-    r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : "assumed";
+    rates.per_layer_s = prof.per_layer_s;
+    r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : efficiency_source(false, "per_layer_s");
     if (rates.use_measured && !o.layer_overhead_s) {
       auto it = chip.measured.find("overhead_per_layer_s");
       if (it != chip.measured.end()) {
@@ -292,7 +321,8 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
 
   // Interconnect: per-direction link bandwidth (cards store the vendor's bidirectional aggregate).
   double link = 0;
-  if (r.devices > 1 || o.ep > 1) {
+  if (o.link_bytes_per_s) link = *o.link_bytes_per_s;
+  else if (r.devices > 1 || o.ep > 1) {
     if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
     else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
     else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp/--pp/--ep need one");
@@ -304,24 +334,29 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   // Tensor parallelism divides each pass's time by tp; pipeline stages run one after another for a
   // given microbatch, so they do not shorten it (they let pp microbatches overlap).
   const double split = static_cast<double>(o.tp);
+  // Collectives of a pass carrying `tokens` tokens of hidden state (see add_collectives).
+  const RuntimeRates profile_rates = resolve_rates(prof, chip, link);
   auto comm = [&](double tokens) {
-    // tp: two all-reduces per layer of the hidden state; pp: one hand-off per stage boundary;
-    // ep: dispatch and combine all-to-all of the routed tokens per MoE layer.
-    double s = 0;
-    const double hidden_bytes = tokens * static_cast<double>(m.hidden) * act_bytes;
-    if (o.tp > 1) s += 2.0 * static_cast<double>(m.layers) / static_cast<double>(o.pp) * ring_allreduce_s(hidden_bytes, o.tp, link, o.allreduce_latency_s);
-    if (o.pp > 1) s += static_cast<double>(o.pp - 1) * (hidden_bytes / link + o.allreduce_latency_s);
-    if (o.ep > 1 && m.moe) {
-      const double moe_layers = static_cast<double>(m.layers - m.moe->dense_layers);
-      const double routed = hidden_bytes * static_cast<double>(m.moe->active_experts) *
-                            static_cast<double>(o.ep - 1) / static_cast<double>(o.ep);
-      s += moe_layers * 2.0 * (routed / link + o.allreduce_latency_s);
-    }
-    return s;
+    CompactPass c;
+    add_collectives(c, m, tokens, o.tp, o.pp, o.ep, act_bytes);
+    return c.collectives * profile_rates.collective_latency_s + (c.collective_bytes > 0 ? c.collective_bytes / profile_rates.link_bw : 0.0);
   };
 
-  auto work = [&](const PassShape& s) { return o.simple ? pass_work_simple(m, p, s) : pass_work(m, p, s, act_bytes); };
+  auto work = [&](PassShape s) {
+    s.moe_expert_fraction = prof.moe_expert_fraction;
+    return o.simple ? pass_work_simple(m, p, s) : pass_work(m, p, s, act_bytes);
+  };
   const double layers = static_cast<double>(m.layers);
+  const double peak_override = o.compute_format ? r.peak_flops : 0.0;
+  // One pass's time: the profile's terms, or (calibrated chips, the seeds' model) the measured kernel rates.
+  auto timed = [&](const PassWork& w, bool decode, double tokens) {
+    PassTime t;
+    if (!use_profile) t = pass_time(w, rates, decode, split, layers, o.simple, tokens);
+    else t.s = pass_seconds(compact_pass(w, chip, layers, split, peak_override), profile_rates, &t.bound, &t.op_s);
+    t.comm_s = comm(tokens);
+    t.s += t.comm_s;
+    return t;
+  };
 
   // Prefill of one prompt (chunked if asked): the time to first token.
   double prefill_s = 0;
@@ -331,8 +366,8 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     double compute_s = 0, memory_s = 0;
     for (int64_t done = 0; done < o.prompt_tokens; done += chunk) {
       PassShape s{1, std::min(chunk, o.prompt_tokens - done), done, false};
-      auto t = pass_time(work(s), rates, false, split, layers, o.simple);
-      prefill_s += t.s + comm(static_cast<double>(s.new_tokens));
+      const PassTime t = timed(work(s), false, static_cast<double>(s.new_tokens));
+      prefill_s += t.s;
       (t.bound == "compute" ? compute_s : memory_s) += t.s;
     }
     prefill_bound = compute_s > memory_s ? "compute" : "memory";
@@ -354,10 +389,9 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     const int64_t per_micro = (b + micro - 1) / micro;
     PassShape s{per_micro, 1, r.context - 1, false};
     const PassWork w = work(s);
-    const auto t = pass_time(w, rates, true, split, layers, o.simple, static_cast<double>(per_micro));
-    const double c = comm(static_cast<double>(per_micro));
-    double step_s = t.s + c;  // one decode step of one microbatch through all stages
-    pt.comm_s = c;
+    const PassTime t = timed(w, true, static_cast<double>(per_micro));
+    double step_s = t.s;  // one decode step of one microbatch through all stages
+    pt.comm_s = t.comm_s;
     pt.bound = t.bound;
     pt.tpot_s = step_s;
     double tokens_per_step = static_cast<double>(b);
@@ -368,14 +402,17 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       double verify_s = step_s, draft_s = 0;
       if (!o.simple) {
         PassShape v{per_micro, o.draft_len + 1, r.context - 1, true};
-        verify_s = pass_time(work(v), rates, true, split, layers, false, static_cast<double>(per_micro * (o.draft_len + 1))).s + comm(static_cast<double>(per_micro * (o.draft_len + 1)));
+        verify_s = timed(work(v), true, static_cast<double>(per_micro * (o.draft_len + 1))).s;
       }
       if (o.draft_cost_ratio) {
         sr.draft_cost_ratio = *o.draft_cost_ratio;
       } else if (o.draft) {
         PassShape ds{per_micro, 1, r.context - 1, false};
         const PassWork dw = o.simple ? pass_work_simple(*o.draft, p, ds) : pass_work(*o.draft, p, ds, act_bytes);
-        draft_s = pass_time(dw, rates, true, 1.0, static_cast<double>(o.draft->layers), o.simple, static_cast<double>(per_micro)).s;
+        // The draft runs on one device, without collectives.
+        const double draft_layers = static_cast<double>(o.draft->layers);
+        draft_s = use_profile ? pass_seconds(compact_pass(dw, chip, draft_layers, 1.0, peak_override), profile_rates)
+                              : pass_time(dw, rates, true, 1.0, draft_layers, o.simple, static_cast<double>(per_micro)).s;
         sr.draft_cost_ratio = draft_s / step_s;
       } else {
         throw InputError("--draft-len needs --draft MODEL or --draft-cost RATIO");
@@ -441,17 +478,25 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                             (rates.per_region_s > 0 ? ", plus " + std::to_string(rates.per_region_s * 1e6).substr(0, 4) +
                                                           " µs to start each matmul region from DRAM (4 per layer + the LM head; measured)"
                                                     : std::string()));
-    if (!calibrated)
+    if (use_profile && prof.id == "generic")
       r.assumptions.push_back("efficiency: " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
                               "% of bandwidth, " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +
-                              "% of peak FLOP/s (assumed; calibrate measures them on this machine)");
+                              "% of peak FLOP/s (assumed; --runtime picks an engine's fitted profile; calibrate measures this machine)");
+    else if (use_profile)
+      r.assumptions.push_back("runtime " + prof.id + " (" + prof.file + "): " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
+                              "% of bandwidth in decode and " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +
+                              "% of peak in matmuls over many tokens for " + family + " weights on " +
+                              (chip.architecture.empty() ? "this chip" : chip.architecture) +
+                              (prof.small_batch_tokens > 0 ? "; up to " + std::to_string(prof.small_batch_tokens) +
+                                                                 " tokens per pass, quantized matmuls run on the vector units"
+                                                           : std::string()));
     else
       r.assumptions.push_back("calibrated: measured kernel rates and fixed per-layer/per-step costs from rooftop calibrate");
   }
   r.assumptions.push_back("TTFT = prefill of one prompt of " + std::to_string(o.prompt_tokens) + " tokens" +
                           (o.prefill_chunk > 0 ? " in chunks of " + std::to_string(o.prefill_chunk) : "") + ", no queueing");
   if (r.devices > 1 || o.ep > 1)
-    r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(o.allreduce_latency_s * 1e6)) +
+    r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(std::lround(prof.collective_latency_s * 1e6))) +
                             " µs latency each; link = half the card's bidirectional scale-up figure");
   if (r.has_power) r.assumptions.push_back("energy: board power (TDP) x devices / tok/s; excludes host and cooling (PUE 1.1-1.3 adds 10-30%)");
   return r;

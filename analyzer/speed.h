@@ -9,6 +9,7 @@
 
 #include "analyzer/chip_spec.h"
 #include "analyzer/memory.h"
+#include "analyzer/runtime.h"
 #include "analyzer/work.h"
 
 namespace rooftop {
@@ -26,7 +27,11 @@ struct SpeedOptions {
   std::optional<std::string> compute_format;   // override the compute format (fp8, bf16 ...)
   std::optional<double> usd_per_hour;          // per device; default from the chip card
   std::optional<double> watts;                 // per device; default the card's TDP
-  double allreduce_latency_s = 10e-6;          // per collective (assumed)
+  std::optional<double> allreduce_latency_s;   // per collective; default the runtime profile's (10 µs assumed)
+  std::optional<double> link_bytes_per_s;      // per-direction link bandwidth; default half the card's scale-up figure
+  // The engine's profile (hwdb/runtimes/): its fitted or stated terms replace the assumed efficiencies.
+  // The options above, when given, override the profile's terms. Unset: `generic` (or calibrated rates).
+  std::optional<RuntimeProfile> runtime;
   std::optional<double> layer_overhead_s;      // fixed cost per layer per pass; default measured or assumed
   // Speculative decoding: draft_len k tokens drafted per target pass, accepted with probability a each.
   std::optional<ModelSpec> draft;
@@ -75,6 +80,8 @@ struct SpeedResult {
   std::optional<SpecResult> spec;               // at the first batch of the sweep; each point has its own speed-up
   std::vector<std::string> assumptions;
   std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...
+  std::string runtime = "generic";              // the profile used ("calibrated" when calibrated rates were)
+  std::optional<ErrorBand> decode_band, batched_band, prefill_band;  // the profile's expected errors on this architecture
 };
 
 SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const SpeedOptions& o);

@@ -156,7 +156,10 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     OpCost o{"experts", "matmul", p.format_of(ParamClass::experts).name};
     const double all = group_params(groups, cls_is(ParamClass::experts));
     const double per_expert = all / static_cast<double>(e.experts);
-    const double touched = expected_experts_touched(e.experts, e.active_experts, T);
+    // Skewed routing: the batch's tokens land on a hot subset of the experts (at least the top-k).
+    const int64_t hot = std::clamp<int64_t>(std::llround(static_cast<double>(e.experts) * s.moe_expert_fraction),
+                                            e.active_experts, e.experts);
+    const double touched = expected_experts_touched(hot, e.active_experts, T);
     w.experts_touched = touched;
     o.widths = group_widths(groups, cls_is(ParamClass::experts));
     o.flops = 2.0 * per_expert * static_cast<double>(e.active_experts) * T;
@@ -196,6 +199,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     }
     w.elementwise_values = 4.0 * d + static_cast<double>((m.heads + m.kv_heads) * m.head_dim) + ffn_width;
     w.tokens = T;
+    w.seqs = static_cast<double>(s.seqs);
   }
   total_up(w);
   return w;

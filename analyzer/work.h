@@ -33,6 +33,7 @@ struct PassShape {
   int64_t new_tokens = 1;
   int64_t context_before = 0;
   bool logits_for_all = false;  // prefill computes logits only for the last token unless set
+  double moe_expert_fraction = 1;  // routed tokens spread uniformly over this fraction of the experts (skew)
 };
 
 struct PassWork {
@@ -46,6 +47,7 @@ struct PassWork {
   // experts'). A CPU pays them once per token (calibrated per value).
   double elementwise_values = 0;
   double tokens = 0;  // tokens in the pass (sequences x new tokens)
+  double seqs = 0;    // sequences in the pass
 };
 
 // Faithful accounting: attention FLOPs grow with context (causal half in prefill), KV read for every

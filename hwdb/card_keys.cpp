@@ -9,6 +9,7 @@ const std::vector<CardKey>& card_keys() {
       {"name", CardValue::text, true, "a display name"},
       {"vendor", CardValue::text, true, "the vendor's name"},
       {"kind", CardValue::text, true, "one of gpu, accelerator, cpu, soc"},
+      {"architecture", CardValue::text, false, "the chip's architecture, one of `architectures()` (ampere, hopper, apple-m2 ...)"},
       {"memory_bytes", CardValue::positive, true, "a positive number of bytes (decimal, e.g. 80.0e9)"},
       {"memory_bandwidth_bytes_per_s", CardValue::positive, true, "a positive number of bytes/s (e.g. 3.35e12)"},
       {"peak_flops", CardValue::flops_map, true, "a map of format -> dense FLOP/s (e.g. bf16: 989.4e12)"},
@@ -27,6 +28,16 @@ const std::vector<CardKey>& card_keys() {
       {"notes", CardValue::text_list, false, "a list of strings"},
   };
   return keys;
+}
+
+const std::vector<std::string>& architectures() {
+  // Runtime profiles key their fitted efficiencies by architecture: one generation's chips share kernels.
+  static const std::vector<std::string> names = {
+      "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",              // NVIDIA
+      "apple-m1", "apple-m2", "apple-m3", "apple-m4",                                   // Apple GPUs
+      "rdna1", "rdna2", "rdna3", "rdna4", "cdna2", "cdna3", "cdna4",                    // AMD
+      "tpu", "trainium", "zen4", "armv9", "x86", "arm"};                                // others, CPUs
+  return names;
 }
 
 const std::vector<std::string>& flops_formats() {

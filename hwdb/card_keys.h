@@ -25,6 +25,8 @@ struct CardKey {
 const std::vector<CardKey>& card_keys();
 // Every valid compute format under peak_flops.
 const std::vector<std::string>& flops_formats();
+// Valid values of a card's `architecture` key.
+const std::vector<std::string>& architectures();
 // Figure keys a `provenance:` entry may name: numeric top-level keys and "peak_flops.<format>".
 std::vector<std::string> provenance_keys();
 

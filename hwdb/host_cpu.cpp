@@ -205,6 +205,11 @@ ChipSpec host_cpu_chip(const HostCpuInfo& info) {
   ChipSpec c;
   c.id = "cpu";
   c.kind = "cpu";
+#if defined(__x86_64__) || defined(__i386__)
+  c.architecture = "x86";
+#else
+  c.architecture = "arm";
+#endif
   c.name = info.model_name.empty() ? "host CPU" : info.model_name;
   c.vendor = info.vendor;
   const double cores = static_cast<double>(std::max<int64_t>(info.physical_cores, 1));

@@ -152,6 +152,11 @@ ChipSpec parse_card(std::string_view yaml_text, const std::string& file) {
       c.kind = as_text(node, w, key, exp);
       if (c.kind != "gpu" && c.kind != "accelerator" && c.kind != "cpu" && c.kind != "soc")
         w.fail(key, "got '" + c.kind + "'; expected " + exp, &node);
+    } else if (key == "architecture") {
+      c.architecture = as_text(node, w, key, exp);
+      const auto& names = architectures();
+      if (std::find(names.begin(), names.end(), c.architecture) == names.end())
+        w.fail(key, "got '" + printable(c.architecture, 40) + "'; expected one of " + [&] { std::string all; for (const auto& a : names) all += (all.empty() ? "" : ", ") + a; return all; }(), &node);
     } else if (key == "memory_bytes") c.memory_bytes = as_positive(node, w, key, exp, limits::kMemoryBytes);
     else if (key == "memory_bandwidth_bytes_per_s") c.memory_bandwidth_bytes_per_s = as_positive(node, w, key, exp);
     else if (key == "tdp_watts") c.tdp_watts = as_positive(node, w, key, exp);

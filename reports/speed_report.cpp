@@ -62,10 +62,27 @@ nlohmann::json speed_json(const SpeedResult& r) {
   if (r.spec) j["speculative"] = {{"tokens_per_pass", r.spec->tokens_per_pass}, {"draft_cost_ratio", r.spec->draft_cost_ratio}, {"speedup", r.spec->speedup}};
   j["assumptions"] = r.assumptions;
   j["provenance"] = r.provenance;
+  j["runtime"] = r.runtime;
+  auto band = [](const std::optional<ErrorBand>& b) -> nlohmann::json {
+    if (!b) return nullptr;
+    return {{"key", b->key}, {"p10_error", b->p10}, {"median_error", b->p50}, {"p90_error", b->p90}, {"records", b->records}};
+  };
+  j["error_bands"] = {{"decode", band(r.decode_band)}, {"batched", band(r.batched_band)}, {"prefill", band(r.prefill_band)}};
   return j;
 }
 
 namespace {
+// The range a measurement falls in when the prediction errs as the band says (error = predicted / measured - 1).
+std::string expected_range(double predicted, const std::optional<ErrorBand>& b) {
+  if (!b) return "-";
+  return sig(predicted / (1 + b->p90)) + "-" + sig(predicted / (1 + b->p10));
+}
+std::string band_line(const char* what, const std::optional<ErrorBand>& b) {
+  if (!b) return "";
+  auto pc = [](double e) { return (e >= 0 ? "+" : "") + sig(100 * e, 2) + "%"; };
+  return std::string(what) + " predictions err by " + pc(b->p10) + " to " + pc(b->p90) + " (p10-p90, median " + pc(b->p50) +
+         ") on " + std::to_string(b->records) + " published records held out of the fit (" + b->key + ")";
+}
 std::string title_of(const SpeedResult& r, const char* what) {
   std::string t = std::string(what) + ": " + r.model + " on " + r.hw;
   if (r.devices > 1) t += " x" + std::to_string(r.devices) + " (tp " + std::to_string(r.tp) + ", pp " + std::to_string(r.pp) + ")";
@@ -91,10 +108,21 @@ void footnotes(Table& t, const SpeedResult& r) {
 std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
   Table t;
   t.title = title_of(r, "speed");
+  const bool banded = r.decode_band || r.batched_band;
   t.headers = {"batch", "TTFT", "TPOT", "tok/s/stream", "tok/s total", "law ceiling", "bound", "fits"};
-  for (const auto& p : r.points)
+  if (banded) t.headers.insert(t.headers.begin() + 5, "typical measured tok/s");
+  for (const auto& p : r.points) {
     t.rows.push_back({std::to_string(p.batch), seconds(p.ttft_s), seconds(p.tpot_s), sig(p.decode_tokens_per_s_per_stream),
                       sig(p.decode_tokens_per_s), sig(p.weights_only_tokens_per_s), p.bound, p.fits ? "yes" : "no"});
+    if (banded) t.rows.back().insert(t.rows.back().begin() + 5, expected_range(p.decode_tokens_per_s, p.batch == 1 ? r.decode_band : r.batched_band));
+  }
+  if (r.runtime != "generic" && r.runtime != "simple" && r.runtime != "calibrated") {
+    t.footnotes.push_back("runtime profile " + r.runtime + ": terms fitted to published measurements (hwdb/runtimes/" + r.runtime +
+                          ".yaml; rooftop validate --published --fit rebuilds them)");
+    for (const auto& line : {band_line("batch-1 decode", r.decode_band), band_line("batched", r.batched_band), band_line("prefill", r.prefill_band)})
+      if (!line.empty()) t.footnotes.push_back(line);
+    if (!banded) t.footnotes.push_back("no error band: the profile has no held-out records for this kind of chip");
+  }
   t.footnotes.push_back("law ceiling = bandwidth / weight bytes per step x batch (seed 002's bandwidth law, weights only)");
   t.footnotes.push_back("TTFT is " + std::string(r.points.empty() ? "" : r.points[0].prefill_bound) + "-bound; plateau (compute roof) from batch " +
                         std::to_string(r.plateau_batch));

@@ -24,8 +24,8 @@ namespace {
 
 const std::set<std::string> kSourceKeys = {"url", "title", "where", "date"};
 const std::set<std::string> kTopKeys = {"source", "engine", "engine_version", "records"};
-const std::set<std::string> kRecordKeys = {"hw", "hw_count", "interconnect", "power_limit_w", "model", "weights", "kv",
-                                           "batch", "prompt_tokens", "output_tokens", "metric", "value",
+const std::set<std::string> kRecordKeys = {"hw", "hw_count", "tp", "pp", "interconnect", "power_limit_w", "model", "weights", "kv",
+                                           "batch", "request_rate", "prompt_tokens", "output_tokens", "metric", "value",
                                            "value_as_printed", "notes"};
 const std::set<std::string> kRequired = {"hw", "hw_count", "model", "weights", "batch", "metric", "value"};
 
@@ -74,8 +74,8 @@ void only_known_keys(const YAML::Node& map, const std::set<std::string>& keys, c
 
 // The conditions that make two records the same measurement.
 std::string condition_key(const PublishedRecord& r, const std::string& engine) {
-  return engine + "|" + r.hw + "|" + std::to_string(r.hw_count) + "|" + r.model + "|" + r.weights + "|" + r.kv + "|" +
-         std::to_string(r.batch.value_or(-1)) + "|" + std::to_string(r.prompt_tokens.value_or(-1)) + "|" +
+  return engine + "|" + r.hw + "|" + std::to_string(r.hw_count) + "|" + std::to_string(r.tp) + "x" + std::to_string(r.pp) + "|" + r.model + "|" + r.weights + "|" + r.kv + "|" +
+         std::to_string(r.batch.value_or(-1)) + "|" + std::to_string(r.request_rate.value_or(-1)) + "|" + std::to_string(r.prompt_tokens.value_or(-1)) + "|" +
          std::to_string(r.output_tokens.value_or(-1)) + "|" + r.metric + "|" + r.interconnect + "|" + r.notes;
 }
 
@@ -127,12 +127,18 @@ void parse_published(std::string_view yaml_text, const std::string& file, Publis
     r.line = n.Mark().line + 1;
     r.hw = text(n["hw"], w, "hw");
     r.hw_count = whole(n["hw_count"], w, "hw_count", 1, limits::kDevices);
+    r.tp = n["tp"] ? whole(n["tp"], w, "tp", 1, limits::kDevices) : 0;
+    r.pp = n["pp"] ? whole(n["pp"], w, "pp", 1, limits::kDevices) : 0;
+    if (std::max<int64_t>(r.tp, 1) * std::max<int64_t>(r.pp, 1) > r.hw_count)
+      w.fail(n["tp"] ? n["tp"] : n, "tp", "tp x pp = " + std::to_string(std::max<int64_t>(r.tp, 1) * std::max<int64_t>(r.pp, 1)) + " exceeds hw_count " +
+                                              std::to_string(r.hw_count) + "; expected at most the devices used");
     r.interconnect = is_null(n["interconnect"]) ? "" : text(n["interconnect"], w, "interconnect");
     if (!is_null(n["power_limit_w"])) r.power_limit_w = number(n["power_limit_w"], w, "power_limit_w", 1, 1e6);
     r.model = text(n["model"], w, "model");
     r.weights = text(n["weights"], w, "weights");
     r.kv = is_null(n["kv"]) ? "default" : text(n["kv"], w, "kv");
     if (!is_null(n["batch"])) r.batch = whole(n["batch"], w, "batch", 1, limits::kBatch);
+    if (!is_null(n["request_rate"])) r.request_rate = number(n["request_rate"], w, "request_rate", 1e-6, 1e9);
     if (!is_null(n["prompt_tokens"])) r.prompt_tokens = whole(n["prompt_tokens"], w, "prompt_tokens", 0, limits::kContext);
     if (!is_null(n["output_tokens"])) r.output_tokens = whole(n["output_tokens"], w, "output_tokens", 0, limits::kContext);
     r.metric = text(n["metric"], w, "metric");

@@ -20,10 +20,12 @@ struct PublishedRecord {
   int line = 0;    // line of the record in its file (1-based)
   std::string hw;
   int64_t hw_count = 1;
+  int64_t tp = 0, pp = 0;  // tensor-parallel and pipeline degrees as the source states them; 0: not stated
   std::string interconnect;
   std::optional<double> power_limit_w;
   std::string model, weights, kv;
   std::optional<int64_t> batch;  // batch or concurrency; empty when the source does not state one (MLPerf Offline)
+  std::optional<double> request_rate;  // requests per second offered (an online benchmark); empty: as fast as it can
   std::optional<int64_t> prompt_tokens, output_tokens;
   std::string metric;  // one of published_metrics()
   double value = 0;    // as printed (seconds for time metrics)

@@ -34,6 +34,7 @@ void register_compare(CLI::App& app, Context& ctx) {
     ctx.action = [&ctx, o] {
       const ModelSpec model = resolve_model(ctx, o->m.model);
       const PrecisionPlan plan = resolve_plan(o->m);
+      const std::optional<RuntimeProfile> runtime = resolve_runtime(o->m);
       struct Row {
         ChipSpec chip;
         SpeedResult r;
@@ -49,6 +50,7 @@ void register_compare(CLI::App& app, Context& ctx) {
         s.output_tokens = o->output;
         if (o->context > 0) s.context = o->context;
         s.simple = o->simple;
+        s.runtime = runtime;
         Row row{chip, {}, ""};
         try {
           row.r = speed(model, chip, plan, s);

@@ -41,6 +41,8 @@ void register_fit(CLI::App& app, Context& ctx) {
       f.pp = o->pp;
       f.prefill_chunk = o->chunk;
       f.simple = o->simple;
+      // An engine's profile states the share of memory it takes for weights and KV (vLLM 0.9 ...).
+      if (const auto rt = resolve_runtime(o->m)) f.usable_fraction = rt->memory_fraction;
       if (cmd->count("--usable-fraction")) f.usable_fraction = o->usable;  // ranges checked at parse time
       if (cmd->count("--overhead-bytes")) f.overhead_bytes = o->overhead;
       FitResult r = fit(model, chip, plan, f);

@@ -36,6 +36,8 @@ void register_report(CLI::App& app, Context& ctx) {
       check_positive("context", o->context, 1'000'000'000);
       check_positive("prompt-tokens", o->prompt, 1'000'000'000);
       check_positive("output-tokens", o->output, 1'000'000'000);
+      in.speed.runtime = resolve_runtime(o->m);
+      if (in.speed.runtime) in.fit.usable_fraction = in.speed.runtime->memory_fraction;
       in.speed.prompt_tokens = o->prompt;
       in.speed.output_tokens = o->output;
       in.fit.context = o->context;

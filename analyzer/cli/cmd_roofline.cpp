@@ -18,7 +18,7 @@ void register_roofline(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("roofline", "the chip's roofline and where prefill and decode sit on it\n"
                                              "Example: rooftop roofline --hw h100-sxm --model llama-3.1-70b --precision bf16");
-  add_model_options(*cmd, o->m);
+  add_model_options(*cmd, o->m, true, false);
   cmd->add_option("-b,--batch", o->batches, "decode batch sizes")->capture_default_str();
   cmd->add_option("--prompt-tokens", o->prompt, "prefill length")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_option("-c,--context", o->context, "cached tokens at the decode step")->capture_default_str()->check(in_range(0, double(limits::kContext)));

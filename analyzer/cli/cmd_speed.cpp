@@ -61,6 +61,8 @@ SpeedResult run_speed(const Context& ctx, const SpeedCli& o) {
   s.pp = o.pp;
   s.ep = o.ep;
   s.simple = o.simple;
+  s.runtime = resolve_runtime(o.m);
+  if (s.runtime && o.simple) throw InputError("--runtime and --simple do not go together: --simple is the seeds' model at 100% of the datasheet");
   if (!o.compute.empty()) s.compute_format = o.compute;
   if (o.given("--usd-per-hour")) s.usd_per_hour = o.usd;
   if (o.given("--watts")) s.watts = o.watts;

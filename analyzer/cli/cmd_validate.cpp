@@ -52,6 +52,8 @@ void register_validate(CLI::App& app, Context& ctx) {
     std::string hw = "cpu";
     std::string device = "cpu";
     bool no_calibrate = false;
+    bool published = false;
+    PublishedOptions pub;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand(
@@ -67,9 +69,22 @@ void register_validate(CLI::App& app, Context& ctx) {
                 "default the ceilings and the sweep are measured in the same minutes");
   cmd->add_option("--device", o->device, "cpu, or cuda:N for the GPU sweep (the plain law against measured GPU decode steps)")
       ->capture_default_str();
+  cmd->add_option("--hw", o->hw, "with --published: only this chip's records (the CPU sweep measures this machine)");
+  cmd->add_flag("--published", o->published,
+                "compare the published measurements (validate/published/) with the analyzer under each engine's runtime profile");
+  cmd->add_option("--runtime", o->pub.runtime, "with --published: predict every record under this runtime profile");
+  cmd->add_flag("--fit", o->pub.fit, "with --published: refit the runtime profiles (leave-one-source-out errors)");
+  cmd->add_option("--write-runtimes", o->pub.write_runtimes, "with --fit: write the fitted profile cards into this folder");
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
-  cmd->callback([&ctx, o] {
-    ctx.action = [&ctx, o] {
+  cmd->callback([&ctx, o, cmd] {
+    ctx.action = [&ctx, o, cmd] {
+      if (o->published) {
+        o->pub.out = o->out;
+        if (cmd->count("--hw")) o->pub.hw = o->hw;
+        return run_validate_published(ctx, o->pub);
+      }
+      if (!o->pub.runtime.empty() || o->pub.fit || !o->pub.write_runtimes.empty())
+        throw InputError("--runtime, --fit and --write-runtimes go with --published (rooftop validate --published --fit)");
       check_threads(o->threads);
       if (o->max_memory_bytes < 0 || !std::isfinite(o->max_memory_bytes))
         throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");

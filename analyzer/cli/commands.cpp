@@ -16,6 +16,7 @@ void register_run(CLI::App&, Context&);
 void register_calibrate(CLI::App&, Context&);
 void register_report(CLI::App&, Context&);
 void register_validate(CLI::App&, Context&);
+void register_formats(CLI::App&, Context&);
 
 const std::vector<Registrar>& registrars() {
   static const std::vector<Registrar> list = {
@@ -31,6 +32,7 @@ const std::vector<Registrar>& registrars() {
       register_calibrate,
       register_report,
       register_validate,
+      register_formats,
   };
   return list;
 }

@@ -1,5 +1,6 @@
 // Resolution of the shared options: database loading (once per process), model, chip and precision plan.
 #include "analyzer/cli/common.h"
+#include "hwdb/runtime_cards.h"
 
 #include <memory>
 
@@ -9,7 +10,7 @@
 
 namespace rooftop::cli {
 
-void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw) {
+void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw, bool with_runtime) {
   cmd.add_option("-m,--model", o.model, "model id, config.json or .gguf (see rooftop model list)")->required();
   if (with_hw) cmd.add_option("--hw", o.hw, "chip id (see rooftop hw list); cpu or local = this machine")->capture_default_str();
   cmd.add_option("-p,--precision", o.precision, "weight format (fp32, bf16, fp8, int4, q4_k_m, mxfp4 ...)")->capture_default_str();
@@ -17,6 +18,14 @@ void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw) {
   cmd.add_option("--class-precision", o.class_precision,
                  "format of one class of weights, CLASS=FMT (classes: embeddings, attention, dense_ffn, experts, "
                  "shared_experts, router, lm_head); repeatable");
+  if (with_runtime) cmd.add_option("--runtime", o.runtime,
+                 "the inference engine's profile: llama.cpp, vllm, trt-llm, sglang, mlx, rooftop or generic (fitted to "
+                 "published measurements; predictions then carry its error band)");
+}
+
+std::optional<RuntimeProfile> resolve_runtime(const ModelOptions& o) {
+  if (o.runtime.empty()) return std::nullopt;
+  return hwdb::find_runtime(hwdb::load_runtimes(), o.runtime);
 }
 
 const hwdb::Database& hw_database(const Context& ctx) {

@@ -211,3 +211,49 @@ TEST_CASE("review findings: option ranges, speculative speed-up per batch, roofl
   CHECK(near[0] == "hidden");
   CHECK(rooftop::closest_matches("h100", {"h200", "h100-sxm", "a100-80g"}, 1)[0] == "h100-sxm");
 }
+
+TEST_CASE("speed --runtime: the done-when command prints a prediction with its band and the profile's provenance", "[runtime]") {
+  auto r = cli({"speed", "--model", "llama-3.1-8b", "--hw", "a100-80g", "--precision", "q4_k_m", "--runtime", "llama.cpp", "--batch", "1"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("typical measured tok/s") != std::string::npos);
+  CHECK(r.out.find("hwdb/runtimes/llama.cpp.yaml") != std::string::npos);
+  CHECK(r.out.find("held out of the fit") != std::string::npos);
+  auto j = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "a100-80g", "--precision", "q4_k_m", "--runtime", "llama.cpp", "--batch", "1"});
+  CHECK(j["runtime"] == "llama.cpp");
+  REQUIRE(j["error_bands"]["decode"].is_object());
+  CHECK(j["error_bands"]["decode"]["p10_error"].get<double>() <= j["error_bands"]["decode"]["p90_error"].get<double>());
+  // The profile's fitted bandwidth fraction replaces generic's assumed 80%.
+  auto g = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "a100-80g", "--precision", "q4_k_m", "--batch", "1"});
+  CHECK(g["runtime"] == "generic");
+  CHECK(g["bandwidth_efficiency"].get<double>() == Approx(0.8));
+  CHECK(j["bandwidth_efficiency"].get<double>() != Approx(0.8));
+  auto bad = cli({"speed", "--model", "llama-3.1-8b", "--hw", "a100-80g", "--runtime", "llamacpp"});
+  CHECK(bad.code == 2);
+  CHECK(one_line(bad.err));
+  CHECK(bad.err.find("llama.cpp") != std::string::npos);
+  CHECK(cli({"speed", "--model", "llama-3.1-8b", "--runtime", "vllm", "--simple"}).code == 2);
+}
+
+TEST_CASE("validate --published: summary by class, engine, chip and format; JSON and HTML", "[runtime]") {
+  auto r = cli({"validate", "--published"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* s : {"by engine", "by chip", "by weight-format family", "decode", "batched", "skipped"})
+    CHECK(r.out.find(s) != std::string::npos);
+  auto j = json_of({"validate", "--published", "--runtime", "generic", "--hw", "h100-sxm"});
+  REQUIRE(j["records"].size() > 10);
+  for (const auto& rec : j["records"]) {
+    CHECK(rec["hw"] == "h100-sxm");
+    CHECK(rec["runtime"] == "generic");
+    CHECK(rec["predicted"].get<double>() == Approx(rec["generic_predicted"].get<double>()));
+  }
+  auto h = cli({"validate", "--published", "--format", "html"});
+  REQUIRE(h.code == 0);
+  CHECK(h.out.find("<svg") != std::string::npos);
+  CHECK(h.out.find("y = x") != std::string::npos);
+  auto bad = cli({"validate", "--published", "--runtime", "nope"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("trt-llm") != std::string::npos);
+  CHECK(cli({"validate", "--fit"}).code == 2);
+}

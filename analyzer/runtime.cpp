@@ -1,0 +1,168 @@
+// Runtime profiles' terms applied to a pass: see runtime.h.
+#include "analyzer/runtime.h"
+
+#include <algorithm>
+
+#include "analyzer/errors.h"
+#include "analyzer/formats.h"
+#include "analyzer/speed.h"
+
+namespace rooftop {
+
+FormatFamily format_family(std::string_view f) {
+  auto starts = [&](std::string_view p) { return f.substr(0, p.size()) == p; };
+  if (f == "fp32" || f == "fp16" || f == "bf16" || f == "f32" || f == "f16") return FormatFamily::float_;
+  if (starts("fp8")) return FormatFamily::fp8;
+  if (f == "mxfp4" || f == "nvfp4" || f == "fp4") return FormatFamily::fp4;
+  if (f == "int8" || starts("q8_0")) return FormatFamily::int8;
+  if (f == "q4_0" || f == "q4_1" || f == "q5_0" || f == "q5_1") return FormatFamily::legacy;
+  if (starts("int4") || starts("mlx_")) return FormatFamily::int4;
+  if ((starts("q") && f.find("_k") != std::string_view::npos) || starts("iq")) return FormatFamily::kquant;
+  return FormatFamily::float_;
+}
+
+const std::vector<std::string>& format_family_names() {
+  static const std::vector<std::string> names = {"float", "fp8", "fp4", "int8", "kquant", "legacy", "int4"};
+  return names;
+}
+
+const char* format_family_name(FormatFamily f) { return format_family_names()[static_cast<int>(f)].c_str(); }
+
+bool is_integer_quantized(FormatFamily f) {
+  return f == FormatFamily::int8 || f == FormatFamily::kquant || f == FormatFamily::legacy || f == FormatFamily::int4;
+}
+
+double RuntimeProfile::lookup(const std::map<std::string, double>& table, std::string_view family,
+                              std::string_view arch, double fallback) {
+  const std::string f(family), a(arch.empty() ? "*" : arch);
+  for (const std::string& key : {f + "/" + a, f + "/*", "*/" + a, std::string("*/*")})
+    if (auto it = table.find(key); it != table.end()) return it->second;
+  return fallback;
+}
+
+const ErrorBand* RuntimeProfile::band(std::string_view metric_class, std::string_view arch) const {
+  const std::string m(metric_class), a(arch.empty() ? "*" : arch);
+  for (const std::string& key : {m + "/" + a, m + "/*", "*/" + a, std::string("*/*")})
+    for (const auto& b : bands)
+      if (b.key == key) return &b;
+  return nullptr;
+}
+
+RuntimeProfile generic_profile(bool cpu) {
+  RuntimeProfile p;
+  p.id = "generic";
+  p.name = "generic (stated defaults)";
+  p.description = "the analyzer's assumed efficiencies, the same for every engine, chip and format";
+  p.decode_bandwidth_fraction["*/*"] = cpu ? 0.6 : 0.8;
+  p.gemm_fraction["*/*"] = cpu ? 0.5 : 0.7;
+  p.per_layer_s = cpu ? 20e-6 : 15e-6;
+  for (const char* k : {"decode_bandwidth_fraction", "gemm_fraction", "per_layer_s", "collective_latency_s"})
+    p.provenance[k] = "assumed";
+  return p;
+}
+
+double compute_peak(const ChipSpec& chip, std::string_view weight_format) {
+  const NumberFormat& f = find_format(weight_format);
+  std::string c = compute_format_for(chip, f.mix.empty() ? f : find_format(f.mix.front().format));
+  if (c == "fp8_e5m2") c = "fp8";
+  return *chip.peak(c);
+}
+
+RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s) {
+  RuntimeRates r;
+  const double fallback_bw = p.lookup(p.decode_bandwidth_fraction, "*", "*", 0.8);
+  const double fallback_gemm = p.lookup(p.gemm_fraction, "*", "*", 0.7);
+  for (int i = 0; i < kFormatFamilies; ++i) {
+    const std::string& fam = format_family_names()[static_cast<size_t>(i)];
+    r.weight_bw[static_cast<size_t>(i)] = chip.memory_bandwidth_bytes_per_s *
+                                          RuntimeProfile::lookup(p.decode_bandwidth_fraction, fam, chip.architecture, fallback_bw);
+    r.gemm_fraction[static_cast<size_t>(i)] = RuntimeProfile::lookup(p.gemm_fraction, fam, chip.architecture, fallback_gemm);
+  }
+  r.float_bw = r.weight_bw[0];
+  r.small_batch_tokens = static_cast<double>(p.small_batch_tokens);
+  if (p.small_batch_tokens > 0) {
+    const auto fp32 = chip.peak("fp32");
+    r.small_batch_flops = p.small_batch_fp32_multiple * fp32.value_or(0);
+    if (!(r.small_batch_flops > 0)) r.small_batch_tokens = 0;  // no vector-unit rate on the card: the tensor path
+  }
+  r.attention_fraction = p.attention_fraction;
+  r.prefill_attention_fraction = p.prefill_attention_fraction;
+  r.per_layer_s = p.per_layer_s;
+  r.per_step_s = p.per_step_s;
+  r.collective_latency_s = p.collective_latency_s;
+  r.link_bw = link_bytes_per_s * p.bus_bandwidth_fraction;
+  return r;
+}
+
+CompactPass compact_pass(const PassWork& w, const ChipSpec& chip, double layers, double tp, double peak_override) {
+  CompactPass c;
+  c.tokens = w.tokens;
+  c.layers = layers;
+  c.tp = tp;
+  c.prefill = w.tokens > 0 && w.ops.size() > 0 && w.tokens > w.seqs;
+  for (const auto& op : w.ops) {
+    CompactOp o;
+    o.kind = op.kind == "matmul" ? CompactOp::matmul : op.kind == "attention" ? CompactOp::attention : CompactOp::other;
+    o.family = o.kind == CompactOp::matmul ? format_family(op.weight_format) : FormatFamily::float_;
+    o.bytes = op.bytes();
+    o.flops = op.flops;
+    // Attention and the small ops compute in the activations' format: the chip's 16-bit rate.
+    o.peak = peak_override > 0 ? peak_override
+                               : compute_peak(chip, o.kind == CompactOp::matmul ? op.weight_format : std::string("bf16"));
+    c.ops.push_back(o);
+  }
+  return c;
+}
+
+void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t tp, int64_t pp, int64_t ep,
+                     double act_bytes) {
+  const double hidden_bytes = tokens * static_cast<double>(m.hidden) * act_bytes;
+  const double layers = static_cast<double>(m.layers);
+  if (tp > 1) {
+    const double n = static_cast<double>(tp), per_stage = 2.0 * layers / static_cast<double>(pp);
+    p.collectives += per_stage;
+    p.collective_bytes += per_stage * 2.0 * (n - 1) / n * hidden_bytes;
+  }
+  if (pp > 1) {
+    p.collectives += static_cast<double>(pp - 1);
+    p.collective_bytes += static_cast<double>(pp - 1) * hidden_bytes;
+  }
+  if (ep > 1 && m.moe) {
+    const double moe_layers = static_cast<double>(m.layers - m.moe->dense_layers);
+    const double routed = hidden_bytes * static_cast<double>(m.moe->active_experts) * static_cast<double>(ep - 1) /
+                          static_cast<double>(ep);
+    p.collectives += 2.0 * moe_layers;
+    p.collective_bytes += 2.0 * moe_layers * routed;
+  }
+}
+
+double pass_seconds(const CompactPass& p, const RuntimeRates& r, std::string* bound, std::vector<double>* op_s) {
+  double memory_s = 0, compute_s = 0;
+  const bool small = p.tokens <= r.small_batch_tokens;
+  for (const auto& o : p.ops) {
+    const auto f = static_cast<size_t>(o.family);
+    double bw = r.float_bw, rate = o.peak * r.gemm_fraction[0];
+    if (o.kind == CompactOp::matmul) {
+      bw = r.weight_bw[f];
+      rate = small && is_integer_quantized(o.family) ? r.small_batch_flops : o.peak * r.gemm_fraction[f];
+    } else if (o.kind == CompactOp::attention) {
+      if (p.prefill) rate *= r.prefill_attention_fraction;
+      else {
+        bw *= r.attention_fraction;
+        rate *= r.attention_fraction;
+      }
+    }
+    const double tm = o.bytes / bw, tc = o.flops / rate;
+    (tc > tm ? compute_s : memory_s) += std::max(tm, tc);
+    if (op_s) op_s->push_back(std::max(tm, tc) / p.tp);
+  }
+  if (bound) *bound = compute_s > memory_s ? "compute" : "memory";
+  double s = (memory_s + compute_s) / p.tp + r.per_layer_s * p.layers + r.per_step_s;
+  if (p.collectives > 0) {
+    if (!(r.link_bw > 0)) throw InputError("a multi-device pass needs an interconnect bandwidth on the chip card");
+    s += p.collectives * r.collective_latency_s + p.collective_bytes / r.link_bw;
+  }
+  return s;
+}
+
+}  // namespace rooftop

@@ -1,0 +1,124 @@
+// Runtime profiles: how fast one inference engine's kernels run on a chip, as a few physical terms
+// (fractions of the datasheet's bandwidth and peak, fixed costs, collective costs), each stated with its
+// source or fitted to published measurements (validate/published/). The cards are hwdb/runtimes/*.yaml.
+//
+// A pass's time under a profile (pass_seconds): each operation takes
+//   max(bytes / (datasheet bandwidth x fraction), FLOPs / (rate of its compute path))
+// divided by the tensor-parallel degree, plus the fixed costs per layer and per step, plus collectives.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/chip_spec.h"
+#include "analyzer/work.h"
+
+namespace rooftop {
+
+// Weight-format families the profiles key on: kernels of one family share their code path.
+//   float: fp32 fp16 bf16 · fp8 · fp4: mxfp4 nvfp4 · int8: int8 q8_0 · kquant: q2_k..q6_k and their file mixes ·
+//   legacy: q4_0 q4_1 q5_0 q5_1 · int4: int4 and grouped int4 (AWQ/GPTQ/MLX-style)
+enum class FormatFamily : uint8_t { float_, fp8, fp4, int8, kquant, legacy, int4 };
+constexpr int kFormatFamilies = 7;
+FormatFamily format_family(std::string_view format_name);
+const char* format_family_name(FormatFamily f);
+bool is_integer_quantized(FormatFamily f);  // int8, kquant, legacy, int4: dequantized in the kernel
+const std::vector<std::string>& format_family_names();
+
+// An expected error band: the spread of (predicted / measured - 1) over a runtime's records, from its fit's
+// leave-one-source-out predictions.
+struct ErrorBand {
+  std::string key;            // "<metric class>/<architecture>": "decode/ampere", "decode/*", "*/*"
+  double p10 = 0, p50 = 0, p90 = 0;
+  int64_t records = 0;
+};
+
+struct RuntimeProfile {
+  std::string id, name, description;
+  std::vector<std::string> engines;  // engine names of published records this profile predicts
+  // Tables keyed "<format family>/<architecture>" with "*" wildcards; lookup() takes the most specific.
+  std::map<std::string, double> decode_bandwidth_fraction;  // of datasheet bandwidth: weight streaming in decode
+  std::map<std::string, double> gemm_fraction;              // of the tensor peak: matmuls over many tokens
+  int64_t small_batch_tokens = 0;        // passes of at most this many tokens run quantized matmuls off the tensor cores
+  double small_batch_fp32_multiple = 0;  // ... at this multiple of the chip's fp32 (vector-unit) peak
+  double per_layer_s = 15e-6;            // fixed cost per layer per pass (launches, gaps, small ops)
+  double per_step_s = 0;                 // fixed cost per pass (scheduler, sampling, host)
+  double attention_fraction = 1;         // decode attention's KV streaming, relative to the weights' bandwidth
+  double prefill_attention_fraction = 1; // prefill attention's score FLOPs, relative to the float matmuls' rate
+  std::string multi_device = "tensor";   // how an unstated split uses several devices: tensor (tp) or pipeline (layers)
+  double collective_latency_s = 10e-6;   // per all-reduce / hand-off
+  double bus_bandwidth_fraction = 1;     // of a link's per-direction bandwidth a collective reaches
+  int64_t prefill_chunk = 0;             // tokens per prefill pass (llama.cpp's ubatch); 0 = the whole prompt
+  int64_t max_batch = 256;               // sequences in flight when a throughput run does not state them
+  double memory_fraction = 0.9;          // of device memory given to weights + KV cache
+  double moe_expert_fraction = 1;        // routed tokens land uniformly on this fraction of the experts (1 = uniform)
+  bool use_calibration = false;          // `rooftop`: this project's calibrated kernel rates where the chip has them
+  std::map<std::string, std::string> provenance;  // term -> "stated: <source>" or "fitted: <records, error>"
+  std::vector<ErrorBand> bands;
+  std::vector<std::string> sources;
+  std::string file;
+
+  // The table's value for (family, architecture): "fam/arch", "fam/*", "*/arch", "*/*"; `fallback` when none.
+  static double lookup(const std::map<std::string, double>& table, std::string_view family, std::string_view arch,
+                       double fallback);
+  // The band of the most specific key present ("decode/ampere", "decode/*", "*/*"), nullptr when none.
+  const ErrorBand* band(std::string_view metric_class, std::string_view arch) const;
+};
+
+// `generic`: the analyzer's stated defaults (80% of bandwidth, 70% of peak, 15 µs per layer, 10 µs per
+// all-reduce; CPUs 60%, 50%, 20 µs) - what rooftop predicted before runtime profiles.
+RuntimeProfile generic_profile(bool cpu);
+
+// One operation of a pass, reduced to what a profile's terms act on (built once; evaluated many times by the fit).
+struct CompactOp {
+  enum Kind : uint8_t { matmul, attention, other } kind = other;
+  FormatFamily family = FormatFamily::float_;
+  double bytes = 0;   // weights + activations (+ KV for attention)
+  double flops = 0;
+  double peak = 0;    // the chip's dense peak for this op's compute format
+};
+
+struct CompactPass {
+  std::vector<CompactOp> ops;
+  double tokens = 0;          // tokens in the pass
+  double layers = 0;
+  double tp = 1;              // ops split over tp devices
+  bool prefill = false;       // more than one new token per sequence (prompt processing)
+  double collectives = 0;     // all-reduces / hand-offs in the pass
+  double collective_bytes = 0;// bytes each link carries over the pass (ring factor included)
+};
+
+// What a profile resolves to on one chip: absolute rates per format family.
+struct RuntimeRates {
+  std::array<double, kFormatFamilies> weight_bw{};   // bytes/s
+  std::array<double, kFormatFamilies> gemm_fraction{};
+  double small_batch_tokens = 0, small_batch_flops = 0;
+  double attention_fraction = 1, prefill_attention_fraction = 1;
+  double float_bw = 0;                               // other ops and attention stream at the float rate
+  double per_layer_s = 0, per_step_s = 0;
+  double collective_latency_s = 0, link_bw = 0;      // link_bw: per direction x bus fraction (0: no link)
+};
+
+RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s);
+
+// The chip's peak for a weight format's compute path (the first of the format's compute formats it has).
+double compute_peak(const ChipSpec& chip, std::string_view weight_format);
+
+// peak_override > 0: every op computes at that rate (--compute-format).
+CompactPass compact_pass(const PassWork& w, const ChipSpec& chip, double layers, double tp, double peak_override = 0);
+
+// The pass's collectives for `tokens` tokens of hidden state: tp: two ring all-reduces per layer
+// (2 (n-1)/n x bytes each); pp: one hand-off per stage boundary; ep: dispatch and combine per MoE layer.
+void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t tp, int64_t pp, int64_t ep,
+                     double act_bytes);
+
+// Seconds of one pass: sum over ops of max(bytes / bandwidth, FLOPs / rate) / tp, plus the fixed costs and
+// collectives. `bound` (optional) gets "memory" or "compute" (the larger share of the ops' time).
+// op_s (optional) gets each op's time (after the tp split), in the pass's op order.
+double pass_seconds(const CompactPass& p, const RuntimeRates& r, std::string* bound = nullptr,
+                    std::vector<double>* op_s = nullptr);
+
+}  // namespace rooftop

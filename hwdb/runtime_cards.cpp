@@ -1,0 +1,241 @@
+// Runtime profile cards: see runtime_cards.h.
+#include "hwdb/runtime_cards.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "analyzer/embedded_file.h"
+#include "analyzer/errors.h"
+#include "base/files.h"
+#include "hwdb/card_keys.h"
+
+namespace rooftop {
+extern const EmbeddedFile embedded_runtime_cards[];
+extern const std::size_t embedded_runtime_cards_count;
+}  // namespace rooftop
+
+namespace rooftop::hwdb {
+namespace {
+
+struct Reader {
+  const std::string& file;
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& what) const {
+    const int line = n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
+    throw InputError(file + ":" + std::to_string(line) + ": " + key + ": " + what);
+  }
+  std::string text(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar() || n.Scalar().empty()) fail(n, key, "expected a non-empty string");
+    return n.Scalar();
+  }
+  double number(const YAML::Node& n, const std::string& key, double lo, double hi, bool lo_open) const {
+    double v = NAN;
+    if (n.IsScalar()) {
+      try {
+        size_t used = 0;
+        v = std::stod(n.Scalar(), &used);
+        if (used != n.Scalar().size()) v = NAN;
+      } catch (const std::exception&) {
+        v = NAN;
+      }
+    }
+    if (!std::isfinite(v) || v > hi || (lo_open ? v <= lo : v < lo))
+      fail(n, key, "got " + (n.IsScalar() ? "'" + printable(n.Scalar()) + "'" : std::string("a non-scalar")) +
+                       "; expected a number in " + (lo_open ? "(" : "[") + std::to_string(lo).substr(0, 8) + ", " +
+                       std::to_string(hi).substr(0, 12) + "]");
+    return v;
+  }
+  std::vector<std::string> list(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsSequence() || n.size() == 0) fail(n, key, "expected a non-empty list of strings");
+    std::vector<std::string> out;
+    for (const auto& e : n) out.push_back(text(e, key));
+    return out;
+  }
+  // "<format family>/<architecture>" -> fraction in (0, 1]; "*" stands for any.
+  std::map<std::string, double> fraction_table(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsMap() || n.size() == 0) fail(n, key, "expected a map of '<format family>/<architecture>' -> fraction");
+    std::map<std::string, double> out;
+    const auto& fams = format_family_names();
+    const auto& archs = architectures();
+    for (const auto& kv : n) {
+      const std::string k = text(kv.first, key);
+      const auto slash = k.find('/');
+      const std::string fam = k.substr(0, slash), arch = slash == std::string::npos ? "" : k.substr(slash + 1);
+      const bool fam_ok = fam == "*" || std::find(fams.begin(), fams.end(), fam) != fams.end();
+      const bool arch_ok = arch == "*" || std::find(archs.begin(), archs.end(), arch) != archs.end();
+      if (slash == std::string::npos || !fam_ok || !arch_ok) {
+        std::string f;
+        for (const auto& x : fams) f += (f.empty() ? "" : ", ") + x;
+        fail(kv.first, key, "key '" + printable(k) + "' is not '<format family>/<architecture>'; families: " + f +
+                                " or *; architectures as on chip cards, or *");
+      }
+      if (!out.emplace(k, number(kv.second, key + "." + k, 0, 1, true)).second) fail(kv.first, key, "duplicate key '" + k + "'");
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + printable(e.msg, 120) + ")");
+  }
+  Reader r{file};
+  if (!root.IsMap()) throw InputError(file + ":1: expected a map of runtime profile keys (id, name, ...)");
+  RuntimeProfile p;
+  p.file = file;
+  using Setter = std::function<void(const YAML::Node&, const std::string&)>;
+  const std::map<std::string, Setter> keys = {
+      {"id", [&](auto& n, auto& k) { p.id = r.text(n, k); }},
+      {"name", [&](auto& n, auto& k) { p.name = r.text(n, k); }},
+      {"description", [&](auto& n, auto& k) { p.description = r.text(n, k); }},
+      {"engines", [&](auto& n, auto& k) { p.engines = r.list(n, k); }},
+      {"sources", [&](auto& n, auto& k) { p.sources = r.list(n, k); }},
+      {"decode_bandwidth_fraction", [&](auto& n, auto& k) { p.decode_bandwidth_fraction = r.fraction_table(n, k); }},
+      {"gemm_fraction", [&](auto& n, auto& k) { p.gemm_fraction = r.fraction_table(n, k); }},
+      {"small_batch_tokens", [&](auto& n, auto& k) { p.small_batch_tokens = static_cast<int64_t>(r.number(n, k, 0, 4096, false)); }},
+      {"small_batch_fp32_multiple", [&](auto& n, auto& k) { p.small_batch_fp32_multiple = r.number(n, k, 0, 64, false); }},
+      {"per_layer_s", [&](auto& n, auto& k) { p.per_layer_s = r.number(n, k, 0, 0.1, false); }},
+      {"per_step_s", [&](auto& n, auto& k) { p.per_step_s = r.number(n, k, 0, 10, false); }},
+      {"attention_fraction", [&](auto& n, auto& k) { p.attention_fraction = r.number(n, k, 0, 1, true); }},
+      {"prefill_attention_fraction", [&](auto& n, auto& k) { p.prefill_attention_fraction = r.number(n, k, 0, 1, true); }},
+      {"multi_device", [&](auto& n, auto& k) {
+         p.multi_device = r.text(n, k);
+         if (p.multi_device != "tensor" && p.multi_device != "pipeline")
+           r.fail(n, k, "got '" + printable(p.multi_device) + "'; expected tensor or pipeline");
+       }},
+      {"collective_latency_s", [&](auto& n, auto& k) { p.collective_latency_s = r.number(n, k, 0, 1, false); }},
+      {"bus_bandwidth_fraction", [&](auto& n, auto& k) { p.bus_bandwidth_fraction = r.number(n, k, 0, 1, true); }},
+      {"prefill_chunk", [&](auto& n, auto& k) { p.prefill_chunk = static_cast<int64_t>(r.number(n, k, 0, 1e7, false)); }},
+      {"max_batch", [&](auto& n, auto& k) { p.max_batch = static_cast<int64_t>(r.number(n, k, 1, 1e6, false)); }},
+      {"memory_fraction", [&](auto& n, auto& k) { p.memory_fraction = r.number(n, k, 0, 1, true); }},
+      {"moe_expert_fraction", [&](auto& n, auto& k) { p.moe_expert_fraction = r.number(n, k, 0, 1, true); }},
+      {"use_calibration", [&](auto& n, auto& k) {
+         const std::string v = r.text(n, k);
+         if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
+         p.use_calibration = v == "true";
+       }},
+      {"provenance", [&](auto& n, auto& k) {
+         if (!n.IsMap()) r.fail(n, k, "expected a map of term -> where its value comes from");
+         for (const auto& kv : n) p.provenance[r.text(kv.first, k)] = r.text(kv.second, k);
+       }},
+      {"bands", [&](auto& n, auto& k) {
+         if (!n.IsSequence()) r.fail(n, k, "expected a list of {key, p10, p50, p90, records}");
+         for (const auto& e : n) {
+           if (!e.IsMap() || !e["key"] || !e["p10"] || !e["p50"] || !e["p90"] || !e["records"] || e.size() != 5)
+             r.fail(e, k, "expected exactly the keys key, p10, p50, p90, records");
+           ErrorBand b;
+           b.key = r.text(e["key"], k + ".key");
+           b.p10 = r.number(e["p10"], k + ".p10", -1, 100, false);
+           b.p50 = r.number(e["p50"], k + ".p50", -1, 100, false);
+           b.p90 = r.number(e["p90"], k + ".p90", -1, 100, false);
+           b.records = static_cast<int64_t>(r.number(e["records"], k + ".records", 1, 1e9, false));
+           if (!(b.p10 <= b.p50 && b.p50 <= b.p90)) r.fail(e, k, "expected p10 <= p50 <= p90");
+           p.bands.push_back(b);
+         }
+       }},
+  };
+  std::vector<std::string> names;
+  for (const auto& [k, v] : keys) names.push_back(k);
+  for (const auto& kv : root) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    auto it = keys.find(key);
+    if (it == keys.end()) {
+      auto near = closest_matches(key, names, 1);
+      r.fail(kv.first, printable(key), "unknown key" + (near.empty() ? std::string() : "; did you mean '" + near[0] + "'?"));
+    }
+    it->second(kv.second, key);
+  }
+  for (const char* required : {"id", "name", "description", "sources"})
+    if (!root[required]) throw InputError(file + ":1: " + required + ": missing; expected it in every runtime profile");
+  return p;
+}
+
+std::vector<RuntimeProfile> load_runtimes(const std::vector<std::string>& extra_dirs) {
+  std::vector<RuntimeProfile> all = {generic_profile(false)};
+  auto add = [&](RuntimeProfile p, bool may_replace) {
+    for (auto& e : all)
+      if (e.id == p.id) {
+        if (!may_replace) throw InputError(p.file + ":1: id: duplicate id '" + p.id + "', also in " + e.file);
+        e = std::move(p);
+        return;
+      }
+    all.push_back(std::move(p));
+  };
+  for (std::size_t i = 0; i < embedded_runtime_cards_count; ++i) {
+    const auto& f = embedded_runtime_cards[i];
+    add(parse_runtime_card(f.content, "hwdb/runtimes/" + std::string(f.name)), false);
+  }
+  for (const auto& dir : extra_dirs)
+    for (const auto& path : list_files(dir, {".yaml"}, "--runtimes (a folder of runtime profile cards)"))
+      add(parse_runtime_card(read_text_file(path, "runtime profile"), path), true);
+  return all;
+}
+
+std::vector<std::string> runtime_ids(const std::vector<RuntimeProfile>& all) {
+  std::vector<std::string> ids;
+  for (const auto& p : all) ids.push_back(p.id);
+  return ids;
+}
+
+RuntimeProfile find_runtime(const std::vector<RuntimeProfile>& all, std::string_view id) {
+  for (const auto& p : all)
+    if (p.id == id) return p;
+  std::string valid;
+  for (const auto& v : runtime_ids(all)) valid += (valid.empty() ? "" : ", ") + v;
+  throw InputError(unknown_id_message("runtime", id, runtime_ids(all)) + "; the runtimes are: " + valid);
+}
+
+std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header) {
+  std::ostringstream y;
+  y << std::setprecision(4);
+  auto quote = [](const std::string& s) {
+    std::string o = "\"";
+    for (char c : s) o += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return o + "\"";
+  };
+  std::istringstream h(header);
+  for (std::string line; std::getline(h, line);) y << "# " << line << "\n";
+  y << "id: " << quote(p.id) << "\nname: " << quote(p.name) << "\ndescription: " << quote(p.description) << "\n";
+  auto list = [&](const char* k, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    y << k << ":\n";
+    for (const auto& s : v) y << "  - " << quote(s) << "\n";
+  };
+  list("engines", p.engines);
+  list("sources", p.sources);
+  auto table = [&](const char* k, const std::map<std::string, double>& t) {
+    if (t.empty()) return;
+    y << k << ":\n";
+    for (const auto& [key, v] : t) y << "  " << quote(key) << ": " << v << "\n";
+  };
+  table("decode_bandwidth_fraction", p.decode_bandwidth_fraction);
+  table("gemm_fraction", p.gemm_fraction);
+  y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
+    << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s << "\nattention_fraction: " << p.attention_fraction
+    << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
+    << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
+    << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch << "\nmemory_fraction: " << p.memory_fraction
+    << "\nmoe_expert_fraction: " << p.moe_expert_fraction << "\nuse_calibration: " << (p.use_calibration ? "true" : "false") << "\n";
+  if (!p.provenance.empty()) {
+    y << "provenance:\n";
+    for (const auto& [k, v] : p.provenance) y << "  " << k << ": " << quote(v) << "\n";
+  }
+  if (!p.bands.empty()) {
+    y << "bands:\n";
+    for (const auto& b : p.bands)
+      y << "  - {key: " << quote(b.key) << ", p10: " << b.p10 << ", p50: " << b.p50 << ", p90: " << b.p90
+        << ", records: " << b.records << "}\n";
+  }
+  return y.str();
+}
+
+}  // namespace rooftop::hwdb

@@ -1,0 +1,313 @@
+// Runtime profiles: one hand-worked prediction per profile term, the card parser's refusals, the fit
+// recovering known terms, and the leave-one-source-out arithmetic on a toy dataset.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "analyzer/formats.h"
+#include "analyzer/runtime.h"
+#include "analyzer/speed.h"
+#include "base/errors.h"
+#include "hwdb/hwdb.h"
+#include "hwdb/runtime_cards.h"
+#include "models/models.h"
+#include "validate/compare.h"
+#include "validate/fit.h"
+#include "validate/predict.h"
+
+using namespace rooftop;
+
+namespace {
+
+ChipSpec toy_chip() {
+  ChipSpec c;
+  c.id = "toy";
+  c.kind = "gpu";
+  c.architecture = "ampere";
+  c.memory_bytes = 80e9;
+  c.memory_bandwidth_bytes_per_s = 1e12;
+  c.peak_flops = {{"fp32", 1e13}, {"bf16", 1e14}, {"fp16", 1e14}, {"int8", 2e14}};
+  return c;
+}
+
+CompactPass one_op(CompactOp::Kind kind, FormatFamily fam, double bytes, double flops, double peak, double tokens) {
+  CompactPass p;
+  p.ops.push_back({kind, fam, bytes, flops, peak});
+  p.tokens = tokens;
+  p.layers = 32;
+  return p;
+}
+
+RuntimeProfile zero_fixed(RuntimeProfile p) {
+  p.per_layer_s = 0;
+  p.per_step_s = 0;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("each profile term, worked by hand", "[runtime]") {
+  const ChipSpec chip = toy_chip();
+  RuntimeProfile p = zero_fixed(generic_profile(false));
+  p.decode_bandwidth_fraction = {{"*/*", 0.8}, {"kquant/*", 0.6}, {"kquant/ampere", 0.5}};
+  p.gemm_fraction = {{"*/*", 0.7}, {"float/*", 0.4}};
+
+  SECTION("decode bandwidth fraction: the most specific cell wins") {
+    // 1 GB of q4_k weights at 1 TB/s x 0.5 (kquant/ampere) = 2 ms; the FLOPs are negligible.
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::kquant, 1e9, 1e6, 2e14, 1), resolve_rates(p, chip, 0)) ==
+          Approx(2e-3));
+    ChipSpec hopper = chip;
+    hopper.architecture = "hopper";  // no kquant/hopper cell: kquant/* = 0.6 -> 1.667 ms
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::kquant, 1e9, 1e6, 2e14, 1), resolve_rates(p, hopper, 0)) ==
+          Approx(1e-3 / 0.6));
+    // fp8 has no cell of its own: */* = 0.8 -> 1.25 ms
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::fp8, 1e9, 1e6, 2e14, 1), resolve_rates(p, chip, 0)) == Approx(1.25e-3));
+  }
+  SECTION("GEMM fraction: 1 TFLOP of bf16 at 100 TFLOP/s x 0.4 = 25 ms") {
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::float_, 1e6, 1e12, 1e14, 512), resolve_rates(p, chip, 0)) ==
+          Approx(25e-3));
+  }
+  SECTION("small batches of quantized weights run on the vector units") {
+    p.small_batch_tokens = 8;
+    p.small_batch_fp32_multiple = 0.5;  // 0.5 x 10 TFLOP/s fp32
+    // 4 tokens: 1e11 FLOPs / 5e12 = 20 ms (compute-bound; the 1 MB of weights take 2 µs).
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::kquant, 1e6, 1e11, 2e14, 4), resolve_rates(p, chip, 0)) ==
+          Approx(20e-3));
+    // 16 tokens: the int8 tensor path, 2e14 x 0.7 (*/*) -> 1e11 / 1.4e14 = 0.714 ms.
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::kquant, 1e6, 1e11, 2e14, 16), resolve_rates(p, chip, 0)) ==
+          Approx(1e11 / 1.4e14));
+    // Float weights never take the vector path: 1e11 / (1e14 x 0.4) = 2.5 ms.
+    CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::float_, 1e6, 1e11, 1e14, 4), resolve_rates(p, chip, 0)) ==
+          Approx(2.5e-3));
+  }
+  SECTION("fixed costs: 32 layers x 10 µs + 50 µs per step") {
+    p.per_layer_s = 10e-6;
+    p.per_step_s = 50e-6;
+    CHECK(pass_seconds(one_op(CompactOp::other, FormatFamily::float_, 0, 0, 1e14, 1), resolve_rates(p, chip, 0)) == Approx(370e-6));
+  }
+  SECTION("attention: decode streams KV at the float bandwidth x attention fraction; prefill scores at its own fraction") {
+    p.attention_fraction = 0.5;
+    p.prefill_attention_fraction = 0.25;
+    // 1 GB of KV at 1 TB/s x 0.8 (*/*) x 0.5 = 2.5 ms
+    CHECK(pass_seconds(one_op(CompactOp::attention, FormatFamily::float_, 1e9, 1e6, 1e14, 1), resolve_rates(p, chip, 0)) ==
+          Approx(2.5e-3));
+    // prefill: 1e12 FLOPs at 1e14 x 0.4 (float/*) x 0.25 = 100 ms
+    CompactPass pre = one_op(CompactOp::attention, FormatFamily::float_, 1e6, 1e12, 1e14, 512);
+    pre.prefill = true;
+    CHECK(pass_seconds(pre, resolve_rates(p, chip, 0)) == Approx(0.1));
+  }
+  SECTION("collectives: tp 2 over 2 layers of width 1000, one token") {
+    ModelSpec m;
+    m.hidden = 1000;
+    m.layers = 2;
+    CompactPass c = one_op(CompactOp::other, FormatFamily::float_, 0, 0, 1e14, 1);
+    add_collectives(c, m, 1, 2, 1, 1, 2.0);
+    CHECK(c.collectives == 4);                       // two all-reduces per layer
+    CHECK(c.collective_bytes == Approx(4 * 2000.0 * 2 * 1 / 2));  // 2 (n-1)/n x 2,000 bytes each
+    p.collective_latency_s = 10e-6;
+    p.bus_bandwidth_fraction = 0.5;
+    // 4 x 10 µs + 8,000 B / (1e9 B/s x 0.5) = 56 µs
+    CHECK(pass_seconds(c, resolve_rates(p, chip, 1e9)) == Approx(56e-6));
+  }
+  SECTION("MoE routing skew: tokens land on a hot fraction of the experts") {
+    // 8 experts, top-2, 4 tokens: uniform 8 (1 - (6/8)^4) = 5.47; on the hot half 4 (1 - (2/4)^4) = 3.75.
+    CHECK(expected_experts_touched(8, 2, 4) == Approx(5.46875));
+    CHECK(expected_experts_touched(4, 2, 4) == Approx(3.75));
+    const auto db = models::load();
+    const ModelSpec& mix = *db.find("mixtral-8x7b");
+    PrecisionPlan plan;
+    PassShape s{4, 1, 100, false};
+    const double uniform = pass_work(mix, plan, s).experts_touched;
+    s.moe_expert_fraction = 0.5;
+    CHECK(uniform == Approx(5.46875));
+    CHECK(pass_work(mix, plan, s).experts_touched == Approx(3.75));
+  }
+}
+
+TEST_CASE("speed --runtime uses the same pass arithmetic as the published predictions", "[runtime]") {
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const ChipSpec& chip = *chips.find("a100-80g");
+  const ModelSpec& m = *models.find("llama-3.1-8b");
+  RuntimeProfile p = generic_profile(false);
+  p.id = "test";
+  p.decode_bandwidth_fraction = {{"*/*", 0.55}};
+  p.per_layer_s = 20e-6;
+  PrecisionPlan plan;
+  plan.weights = "q4_k_m";
+  SpeedOptions o;
+  o.runtime = p;
+  o.prompt_tokens = 100;
+  o.output_tokens = 2;
+  o.context = 100;
+  const SpeedResult r = speed(m, chip, plan, o);
+  PassShape s{1, 1, 99, false};
+  const double step = pass_seconds(compact_pass(pass_work(m, plan, s), chip, 32, 1), resolve_rates(p, chip, 0));
+  CHECK(r.points[0].tpot_s == Approx(step));
+  CHECK(r.bandwidth_efficiency == Approx(0.55));
+  // The weights a step reads (all but the embedding table, of which it reads one row) stream at 55% of
+  // 2,039 GB/s: the step takes at least that plus 32 x 20 µs, and little more at context 100.
+  const WeightBytes wb = weight_bytes(m, plan);
+  const double floor_s = (wb.total - wb.of(ParamClass::embeddings)) / (0.55 * 2.039e12) + 32 * 20e-6;
+  CHECK(step > floor_s);
+  CHECK(step < 1.05 * floor_s);
+}
+
+TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with file:line and the key", "[runtime][cards]") {
+  const auto all = hwdb::load_runtimes();
+  const auto ids = hwdb::runtime_ids(all);
+  for (const char* id : {"generic", "llama.cpp", "vllm", "trt-llm", "sglang", "mlx", "rooftop"})
+    CHECK(std::find(ids.begin(), ids.end(), id) != ids.end());
+  try {
+    hwdb::find_runtime(all, "vlm");
+    FAIL("unknown id accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("vllm") != std::string::npos);
+  }
+  const std::string head = "id: x\nname: x\ndescription: x\nsources: [a]\n";
+  auto refused = [&](const std::string& body, const std::string& needle) {
+    try {
+      hwdb::parse_runtime_card(head + body, "t.yaml");
+      FAIL("accepted: " << body);
+    } catch (const InputError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find("t.yaml:") == 0);
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+  };
+  refused("per_layer_sec: 1e-5\n", "did you mean 'per_layer_s'");
+  refused("per_layer_s: -1\n", "per_layer_s");
+  refused("per_layer_s: nan\n", "per_layer_s");
+  refused("attention_fraction: 1.5\n", "attention_fraction");
+  refused("decode_bandwidth_fraction: {\"kquant/ampre\": 0.5}\n", "decode_bandwidth_fraction");
+  refused("decode_bandwidth_fraction: {\"kquant\": 0.5}\n", "decode_bandwidth_fraction");
+  refused("gemm_fraction: {\"*/*\": 0}\n", "gemm_fraction");
+  refused("multi_device: sideways\n", "multi_device");
+  refused("bands: [{key: a, p10: 0.1, p50: 0, p90: 0.2, records: 3}]\n", "p10 <= p50");
+  refused("use_calibration: maybe\n", "use_calibration");
+  CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
+  CHECK_THROWS_AS(hwdb::parse_runtime_card("[1, 2", "t.yaml"), InputError);     // not YAML
+  // What the fit writes reads back to the same terms.
+  RuntimeProfile p = hwdb::find_runtime(all, "llama.cpp");
+  const RuntimeProfile back = hwdb::parse_runtime_card(hwdb::runtime_card_yaml(p, "header"), "round.yaml");
+  CHECK(back.decode_bandwidth_fraction.size() == p.decode_bandwidth_fraction.size());
+  for (const auto& [k, v] : p.decode_bandwidth_fraction) CHECK(back.decode_bandwidth_fraction.at(k) == Approx(v).epsilon(1e-3));
+  CHECK(back.per_layer_s == Approx(p.per_layer_s).epsilon(1e-3));
+  CHECK(back.multi_device == p.multi_device);
+  CHECK(back.bands.size() == p.bands.size());
+}
+
+namespace {
+// A toy dataset: llama-3.1-8b decode (tg128) on three chips from three sources, "measured" under a known profile.
+struct Toy {
+  hwdb::Database chips = hwdb::load();
+  models::Database models = models::load();
+  validate::PublishedDataset data;
+  std::vector<RuntimeProfile> profiles;
+  Toy(const RuntimeProfile& truth, const std::vector<double>& source_scale) {
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> prompt(0, 2000);
+    const std::vector<std::string> hw = {"a100-80g", "h100-sxm", "l40s"};
+    RuntimeProfile start = truth;
+    start.id = "toy";
+    start.engines = {"toy-engine"};
+    profiles = {generic_profile(false), start};
+    for (size_t s = 0; s < source_scale.size(); ++s) {
+      data.sources.push_back({"src" + std::to_string(s) + ".yaml", "u", "t", "w", "2025", "toy-engine", "1"});
+      for (int i = 0; i < 12; ++i) {
+        validate::PublishedRecord r;
+        r.source = static_cast<int>(s);
+        r.hw = hw[static_cast<size_t>(i) % hw.size()];
+        r.model = "llama-3.1-8b";
+        r.weights = i % 2 ? "q4_k_m" : "fp16";
+        r.batch = 1;
+        r.prompt_tokens = prompt(rng);
+        r.output_tokens = 128;
+        r.metric = i % 3 == 2 ? "pp_tok_s" : "tg_tok_s";
+        if (r.metric == "pp_tok_s") r.prompt_tokens = 256 + prompt(rng);
+        r.value = 1;  // set below from the truth
+        data.records.push_back(r);
+      }
+    }
+    const auto set = validate::build_cases(data, profiles, chips, models);
+    REQUIRE(set.skipped.empty());
+    for (const auto& c : set.cases) {
+      auto& r = data.records[static_cast<size_t>(c.record)];
+      r.value = validate::predict_case(c, truth) * source_scale[static_cast<size_t>(r.source)];
+    }
+  }
+  // The fit with leave-one-source-out of the toy profile on every record.
+  validate::FitResult fit() const {
+    const auto set = validate::build_cases(data, profiles, chips, models);
+    std::vector<const validate::RecordCase*> cases;
+    std::vector<double> values;
+    std::vector<int> sources;
+    for (const auto& c : set.cases) {
+      cases.push_back(&c);
+      values.push_back(data.records[static_cast<size_t>(c.record)].value);
+      sources.push_back(data.records[static_cast<size_t>(c.record)].source);
+    }
+    return validate::fit_with_loso(profiles[1], cases, values, sources);
+  }
+};
+}  // namespace
+
+TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a source predict itself", "[runtime][fit]") {
+  RuntimeProfile truth = generic_profile(false);
+  truth.decode_bandwidth_fraction = {{"*/*", 0.62}};
+  truth.gemm_fraction = {{"*/*", 0.35}};
+  truth.per_layer_s = 25e-6;
+  SECTION("consistent sources: in-sample and held-out errors are small") {
+    Toy toy(truth, {1.0, 1.0, 1.0});
+    const auto fit = toy.fit();
+    CHECK(fit.sources == 3);
+    REQUIRE(fit.held_out.size() == cases.size());
+    for (const auto& p : fit.in_sample) CHECK(std::fabs(p.error()) < 0.03);
+    for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.05);
+    CHECK(RuntimeProfile::lookup(fit.profile.decode_bandwidth_fraction, "float", "ampere", 0) == Approx(0.62).epsilon(0.03));
+  }
+  SECTION("one source measured 2x slower: held out, it is predicted from the other two (about +100%)") {
+    Toy toy(truth, {1.0, 1.0, 0.5});
+    const auto fit = toy.fit();
+    double held_slow = 0, in_slow = 0;
+    int n = 0;
+    for (size_t i = 0; i < fit.held_out.size(); ++i)
+      if (fit.held_out[i].source == 2) {
+        held_slow += fit.held_out[i].error();
+        ++n;
+      }
+    for (const auto& p : fit.in_sample)
+      if (p.source == 2) in_slow += p.error();
+    REQUIRE(n == 12);
+    // Predicted from sources 0 and 1 alone (the truth), source 2's values are half: error +100%.
+    CHECK(held_slow / n == Approx(1.0).epsilon(0.05));
+    // In-sample, source 2 pulls the fit towards itself: its own error is smaller.
+    CHECK(in_slow / n < held_slow / n - 0.2);
+    // Bands come from the held-out errors: the 90th percentile reaches source 2's +100%.
+    const ErrorBand* all = fit.profile.band("*", "");
+    REQUIRE(all != nullptr);
+    CHECK(all->records == 36);
+    CHECK(all->p90 > 0.9);
+  }
+}
+
+TEST_CASE("validate --published on the real dataset: every record predicted or skipped with a reason", "[runtime][published]") {
+  const auto data = validate::load_published();
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const auto profiles = hwdb::load_runtimes();
+  const auto c = validate::compare_published(data, profiles, chips, models);
+  CHECK(c.rows.size() + c.skipped.size() == data.records.size());
+  CHECK(c.rows.size() >= 1400);
+  for (const auto& s : c.skipped) CHECK(!s.reason.empty());
+  for (const auto& r : c.rows) {
+    INFO(data.sources[static_cast<size_t>(r.source)].file << ":" << data.records[static_cast<size_t>(r.record)].line);
+    CHECK(std::isfinite(r.predicted));
+    CHECK(r.predicted > 0);
+  }
+  std::set<std::string> engines;
+  for (const auto& r : c.rows) engines.insert(r.engine);
+  CHECK(engines.size() >= 6);
+}

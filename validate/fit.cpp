@@ -1,0 +1,245 @@
+// Fitting runtime profiles: see fit.h.
+#include "validate/fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace rooftop::validate {
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+namespace {
+
+struct Term {
+  std::string name;
+  double lo, hi;
+  std::function<double&(RuntimeProfile&)> ref;
+  int level = 0;       // 0: scalars and "*/*" cells; 1: "<family>/*"; 2: "<family>/<architecture>"
+  std::string table;   // the fraction table of a cell ("" for scalars)
+  std::string parent;  // the cell it refines (shrunk towards it)
+};
+
+// Shrinkage of a refined cell towards its parent: lambda x log(cell / parent)^2, in the loss's units (one
+// record of a 100-record source weighs 0.1), so a cell moves away from its parent only when several records ask.
+constexpr double kShrink = 0.3;
+
+// Predictions of the cases under a profile, rates resolved once per (chip, link).
+std::vector<double> predict_all(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases) {
+  std::map<std::pair<const ChipSpec*, double>, RuntimeRates> rates;
+  std::vector<double> out;
+  out.reserve(cases.size());
+  for (const RecordCase* c : cases) {
+    auto key = std::make_pair(c->chip, c->link_bytes_per_s);
+    auto it = rates.find(key);
+    if (it == rates.end()) it = rates.emplace(key, resolve_rates(p, *c->chip, c->link_bytes_per_s)).first;
+    out.push_back(predict_case(*c, it->second));
+  }
+  return out;
+}
+
+double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases, const std::vector<double>& values,
+            const std::vector<double>& weights, const std::vector<Term>& cells) {
+  const auto pred = predict_all(p, cases);
+  double l = 0;
+  for (const auto& t : cells) {
+    const auto& table = t.table == "gemm_fraction" ? p.gemm_fraction : p.decode_bandwidth_fraction;
+    auto c = table.find(t.name.substr(t.table.size() + 1));
+    auto par = table.find(t.parent);
+    if (c != table.end() && par != table.end()) l += kShrink * std::pow(std::log(c->second / par->second), 2);
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    double e = std::log(pred[i] / values[i]);
+    if (!std::isfinite(e)) e = 10;  // a term at its bound making a prediction infinite: heavily penalized
+    e = std::fabs(e);
+    constexpr double kDelta = 0.25;  // Huber: quadratic within 25%, linear beyond (outliers pull less)
+    l += weights[i] * (e <= kDelta ? 0.5 * e * e : kDelta * (e - 0.5 * kDelta));
+  }
+  return l;
+}
+
+std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases) {
+  std::vector<Term> terms;
+  // Fraction tables: "*/*", then each family, then each (family, architecture) with >= 3 records.
+  auto table_terms = [&](const char* table, std::map<std::string, double> RuntimeProfile::*member, bool decode_side) {
+    std::map<std::string, int> counts;
+    for (const RecordCase* c : cases) {
+      const bool decode = c->metric_class == "decode" || c->metric_class == "batched" || c->metric_class == "end_to_end";
+      const bool gemm = c->metric_class != "decode";
+      if (decode_side ? !decode : !gemm) continue;
+      counts["*/*"]++;
+      counts[c->family + "/*"]++;
+      if (!c->arch.empty()) counts[c->family + "/" + c->arch]++;
+    }
+    for (const auto& [key, n] : counts) {
+      if (n < 3) continue;
+      const std::string fam = key.substr(0, key.find('/')), arch = key.substr(key.find('/') + 1);
+      const int level = key == "*/*" ? 0 : arch == "*" ? 1 : 2;
+      const std::string parent = level == 2 ? fam + "/*" : "*/*";
+      terms.push_back({std::string(table) + "." + key, 0.02, 1.0,
+                       [member, key = key, fam, arch](RuntimeProfile& p) -> double& {
+                         auto& t = p.*member;
+                         // A new cell starts at the value its records used before it existed.
+                         if (!t.count(key)) t[key] = RuntimeProfile::lookup(t, fam, arch == "*" ? "" : arch, 0.7);
+                         return t[key];
+                       },
+                       level, table, parent});
+    }
+  };
+  table_terms("decode_bandwidth_fraction", &RuntimeProfile::decode_bandwidth_fraction, true);
+  table_terms("gemm_fraction", &RuntimeProfile::gemm_fraction, false);
+  terms.push_back({"per_layer_s", 1e-7, 5e-4, [](RuntimeProfile& p) -> double& { return p.per_layer_s; }});
+  terms.push_back({"per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; }});
+  terms.push_back({"attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; }});
+  terms.push_back({"prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; }});
+  if (start.small_batch_tokens > 0)
+    terms.push_back({"small_batch_fp32_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_fp32_multiple; }});
+  bool collectives = false;
+  for (const RecordCase* c : cases)
+    for (const auto& p : c->window) collectives = collectives || p.collectives > 0;
+  if (collectives) {
+    terms.push_back({"collective_latency_s", 1e-6, 1e-3, [](RuntimeProfile& p) -> double& { return p.collective_latency_s; }});
+    terms.push_back({"bus_bandwidth_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.bus_bandwidth_fraction; }});
+  }
+  return terms;
+}
+
+}  // namespace
+
+RuntimeProfile unfitted(const RuntimeProfile& p) {
+  const RuntimeProfile g = generic_profile(false);
+  RuntimeProfile u = p;
+  u.decode_bandwidth_fraction = g.decode_bandwidth_fraction;
+  u.gemm_fraction = g.gemm_fraction;
+  u.per_layer_s = g.per_layer_s;
+  u.per_step_s = g.per_step_s;
+  u.attention_fraction = g.attention_fraction;
+  u.prefill_attention_fraction = g.prefill_attention_fraction;
+  u.collective_latency_s = g.collective_latency_s;
+  u.bus_bandwidth_fraction = g.bus_bandwidth_fraction;
+  u.small_batch_fp32_multiple = p.small_batch_tokens > 0 ? 0.25 : 0;
+  u.bands.clear();
+  for (auto it = u.provenance.begin(); it != u.provenance.end();)
+    it = it->second.rfind("fitted", 0) == 0 ? u.provenance.erase(it) : std::next(it);
+  return u;
+}
+
+RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases,
+                           const std::vector<double>& values, const std::vector<int>& source_of,
+                           std::vector<std::string>* fitted_terms) {
+  RuntimeProfile p = start;
+  if (cases.empty()) return p;
+  std::map<int, int> per_source;
+  for (int s : source_of) per_source[s]++;
+  std::vector<double> weights;
+  for (int s : source_of) weights.push_back(1.0 / std::sqrt(static_cast<double>(per_source[s])));
+  const std::vector<Term> terms = terms_for(start, cases);
+  if (fitted_terms)
+    for (const auto& t : terms) fitted_terms->push_back(t.name);
+  constexpr double kGolden = 0.6180339887498949;
+  // Stages: the scalars and "*/*" cells from every record; then each family's cell; then each (family,
+  // architecture) cell, shrunk towards its parent. Each stage varies the scalars and its own level's cells.
+  std::vector<Term> cells;
+  for (int stage = 0; stage <= 2; ++stage) {
+    std::vector<const Term*> active;
+    for (const auto& t : terms) {
+      if (t.table.empty() || t.level == stage) active.push_back(&t);
+      if (!t.table.empty() && t.level == stage) {
+        double& v = t.ref(p);  // created at its parent's value
+        v = std::clamp(v, t.lo, t.hi);
+        if (stage > 0) cells.push_back(t);
+      }
+      if (t.table.empty()) {
+        double& v = t.ref(p);
+        v = std::clamp(v, t.lo, t.hi);
+      }
+    }
+    for (int sweep = 0; sweep < 2; ++sweep) {
+      for (const Term* t : active) {
+        double& v = t->ref(p);
+        const double best_before = v, loss_before = loss(p, cases, values, weights, cells);
+        // Golden-section search on log(value) over [lo, hi].
+        double a = std::log(t->lo), b = std::log(t->hi);
+        double x1 = b - kGolden * (b - a), x2 = a + kGolden * (b - a);
+        v = std::exp(x1);
+        double f1 = loss(p, cases, values, weights, cells);
+        v = std::exp(x2);
+        double f2 = loss(p, cases, values, weights, cells);
+        for (int i = 0; i < 22; ++i) {
+          if (f1 < f2) {
+            b = x2; x2 = x1; f2 = f1;
+            x1 = b - kGolden * (b - a);
+            v = std::exp(x1);
+            f1 = loss(p, cases, values, weights, cells);
+          } else {
+            a = x1; x1 = x2; f1 = f2;
+            x2 = a + kGolden * (b - a);
+            v = std::exp(x2);
+            f2 = loss(p, cases, values, weights, cells);
+          }
+        }
+        v = std::exp(f1 < f2 ? x1 : x2);
+        if (std::min(f1, f2) > loss_before) v = best_before;  // never worse than where the sweep found it
+      }
+    }
+  }
+  return p;
+}
+
+FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases,
+                        const std::vector<double>& values, const std::vector<int>& source_of) {
+  FitResult r;
+  const RuntimeProfile base = unfitted(start);  // the stated terms only: a refit never starts from an earlier fit
+  r.profile = fit_profile(base, cases, values, source_of, &r.fitted_terms);
+  const auto fitted = predict_all(r.profile, cases);
+  for (size_t i = 0; i < cases.size(); ++i) r.in_sample.push_back({cases[i]->record, source_of[i], values[i], fitted[i]});
+  std::set<int> sources(source_of.begin(), source_of.end());
+  r.sources = static_cast<int>(sources.size());
+  std::vector<std::pair<const RecordCase*, Prediction>> held;
+  for (int s : sources) {
+    std::vector<const RecordCase*> train, test;
+    std::vector<double> train_v, test_v;
+    std::vector<int> train_s;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (source_of[i] == s) {
+        test.push_back(cases[i]);
+        test_v.push_back(values[i]);
+      } else {
+        train.push_back(cases[i]);
+        train_v.push_back(values[i]);
+        train_s.push_back(source_of[i]);
+      }
+    }
+    const RuntimeProfile fold = fit_profile(base, train, train_v, train_s);
+    const auto pred = predict_all(fold, test);
+    for (size_t i = 0; i < test.size(); ++i) {
+      Prediction p{test[i]->record, s, test_v[i], pred[i]};
+      r.held_out.push_back(p);
+      held.emplace_back(test[i], p);
+    }
+  }
+  // Bands from the held-out errors.
+  std::map<std::string, std::vector<double>> groups;
+  for (const auto& [c, p] : held) {
+    groups[c->metric_class + "/" + (c->arch.empty() ? "*" : c->arch)].push_back(p.error());
+    groups[c->metric_class + "/*"].push_back(p.error());
+    groups["*/*"].push_back(p.error());
+  }
+  r.profile.bands.clear();
+  for (const auto& [key, errs] : groups) {
+    if (errs.size() < 5) continue;
+    r.profile.bands.push_back({key, percentile(errs, 0.1), percentile(errs, 0.5), percentile(errs, 0.9),
+                               static_cast<int64_t>(errs.size())});
+  }
+  return r;
+}
+
+}  // namespace rooftop::validate
