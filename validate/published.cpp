@@ -168,9 +168,9 @@ void parse_published(std::string_view yaml_text, const std::string& file, Publis
   }
 }
 
-PublishedDataset load_published(const std::vector<std::string>& extra_dirs) {
+PublishedDataset load_published(const std::vector<std::string>& extra_dirs, bool embedded) {
   PublishedDataset data;
-  for (std::size_t i = 0; i < embedded_published_count; ++i)
+  for (std::size_t i = 0; embedded && i < embedded_published_count; ++i)
     parse_published(embedded_published[i].content, "validate/published/" + std::string(embedded_published[i].name), data);
   for (const auto& dir : extra_dirs)
     for (const auto& f : list_files(dir, {".yaml"}, "folder of published records"))

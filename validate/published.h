@@ -45,7 +45,7 @@ const std::vector<std::string>& published_metrics();
 // range is InputError "file:line: key: what was wrong; expected ..." and the file is refused whole.
 void parse_published(std::string_view yaml_text, const std::string& file, PublishedDataset& data);
 
-// The embedded dataset (every file of validate/published/), plus each *.yaml of `extra_dirs`.
-PublishedDataset load_published(const std::vector<std::string>& extra_dirs = {});
+// The embedded dataset (every file of validate/published/; left out when !embedded), plus each *.yaml of `extra_dirs`.
+PublishedDataset load_published(const std::vector<std::string>& extra_dirs = {}, bool embedded = true);
 
 }  // namespace rooftop::validate

@@ -75,6 +75,9 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_option("--runtime", o->pub.runtime, "with --published: predict every record under this runtime profile");
   cmd->add_flag("--fit", o->pub.fit, "with --published: refit the runtime profiles (leave-one-source-out errors)");
   cmd->add_option("--write-runtimes", o->pub.write_runtimes, "with --fit: write the fitted profile cards into this folder");
+  cmd->add_option("--published-dir", o->pub.dirs, "with --published: add the sources (*.yaml, the dataset's schema) of this folder; repeatable");
+  cmd->add_flag("--held-out", o->pub.only_dirs,
+                "with --published-dir: compare only those sources (not fitted on), predicted by the fitted profiles");
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
   cmd->callback([&ctx, o, cmd] {
     ctx.action = [&ctx, o, cmd] {
@@ -83,8 +86,8 @@ void register_validate(CLI::App& app, Context& ctx) {
         if (cmd->count("--hw")) o->pub.hw = o->hw;
         return run_validate_published(ctx, o->pub);
       }
-      if (!o->pub.runtime.empty() || o->pub.fit || !o->pub.write_runtimes.empty())
-        throw InputError("--runtime, --fit and --write-runtimes go with --published (rooftop validate --published --fit)");
+      if (!o->pub.runtime.empty() || o->pub.fit || !o->pub.write_runtimes.empty() || !o->pub.dirs.empty() || o->pub.only_dirs)
+        throw InputError("--runtime, --fit, --write-runtimes, --published-dir and --held-out go with --published (rooftop validate --published --fit)");
       check_threads(o->threads);
       if (o->max_memory_bytes < 0 || !std::isfinite(o->max_memory_bytes))
         throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");

@@ -148,7 +148,7 @@ int run_fit(Context& ctx, const PublishedOptions& o, const validate::PublishedDa
   reports::Table t;
   t.title = "runtime profiles fitted to the published measurements: in-sample and leave-one-source-out (LOSO) |error|";
   t.headers = {"runtime", "class", "records", "sources", "in-sample median", "in-sample p90", "LOSO median", "LOSO p90"};
-  nlohmann::json j = nlohmann::json::array();
+  nlohmann::json j = nlohmann::json::array(), held = nlohmann::json::array();
   for (const auto& start : profiles) {
     if (start.id == "generic" || start.id == "rooftop" || (!o.runtime.empty() && start.id != o.runtime)) continue;
     std::vector<const validate::RecordCase*> cases;
@@ -185,6 +185,16 @@ int run_fit(Context& ctx, const PublishedOptions& o, const validate::PublishedDa
         for (const auto& term : fit.fitted_terms) fit.profile.provenance[term.substr(0, term.find('.'))] = how;
       }
     }
+    // Every record's held-out and in-sample prediction (JSON), for finding where the model misses.
+    std::map<int, double> in_sample;
+    for (const auto& p : fit.in_sample) in_sample[p.record] = p.predicted;
+    for (const auto& p : fit.held_out) {
+      const auto& rec = data.records[static_cast<size_t>(p.record)];
+      held.push_back({{"runtime", start.id}, {"file", data.sources[static_cast<size_t>(rec.source)].file}, {"line", rec.line},
+                      {"class", class_of[p.record]}, {"hw", rec.hw}, {"model", rec.model}, {"weights", rec.weights},
+                      {"metric", rec.metric}, {"measured", p.measured}, {"held_out_predicted", p.predicted},
+                      {"held_out_error", p.error()}, {"in_sample_predicted", in_sample[p.record]}});
+    }
     if (!o.write_runtimes.empty()) {
       const std::string path = o.write_runtimes + "/" + start.id + ".yaml";
       write_file_atomically(path, hwdb::runtime_card_yaml(fit.profile,
@@ -193,7 +203,7 @@ int run_fit(Context& ctx, const PublishedOptions& o, const validate::PublishedDa
                             true);
     }
   }
-  if (o.out.format == "json") emit(ctx, o.out, j.dump(2) + "\n");
+  if (o.out.format == "json") emit(ctx, o.out, nlohmann::json{{"summary", j}, {"records", held}}.dump(2) + "\n");
   else emit(ctx, o.out, reports::render({t}, o.out.format == "html" ? "md" : o.out.format));
   return kExitOk;
 }
@@ -201,7 +211,9 @@ int run_fit(Context& ctx, const PublishedOptions& o, const validate::PublishedDa
 }  // namespace
 
 int run_validate_published(Context& ctx, const PublishedOptions& o) {
-  const validate::PublishedDataset data = validate::load_published();
+  if (o.only_dirs && o.dirs.empty()) throw InputError("--held-out needs --published-dir DIR (the sources to check)");
+  if (o.only_dirs && o.fit) throw InputError("--held-out checks the fitted profiles on other sources; it does not go with --fit");
+  const validate::PublishedDataset data = validate::load_published(o.dirs, !o.only_dirs);
   const std::vector<RuntimeProfile> profiles = hwdb::load_runtimes();
   if (!o.runtime.empty()) hwdb::find_runtime(profiles, o.runtime);  // unknown id: the valid ones listed
   if (!o.hw.empty()) resolve_chip(ctx, o.hw);

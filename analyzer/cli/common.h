@@ -45,6 +45,8 @@ struct PublishedOptions {
   std::string hw;              // one chip's records ("" = all)
   bool fit = false;            // refit the profiles, leave-one-source-out
   std::string write_runtimes;  // with fit: write the fitted cards into this folder
+  std::vector<std::string> dirs;  // --published-dir: more sources (*.yaml in the dataset's schema)
+  bool only_dirs = false;         // --held-out: those sources alone, predicted by the embedded (fitted) profiles
 };
 int run_validate_published(Context& ctx, const PublishedOptions& o);
 

@@ -257,3 +257,58 @@ TEST_CASE("validate --published: summary by class, engine, chip and format; JSON
   CHECK(bad.err.find("trt-llm") != std::string::npos);
   CHECK(cli({"validate", "--fit"}).code == 2);
 }
+
+TEST_CASE("validate --published --held-out: other sources predicted by the fitted profiles, not fitted on", "[runtime]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "rooftop_cli_heldout";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "a-source.yaml") << R"(source:
+  url: https://example.com/bench
+  title: "A benchmark"
+  where: "table 1"
+  date: 2025-01-01
+engine: llama.cpp
+engine_version: "b5000"
+records:
+  - hw: rtx-3090
+    hw_count: 1
+    interconnect: none
+    power_limit_w: null
+    model: llama-3.1-8b
+    weights: q4_k_m
+    kv: default
+    batch: 1
+    prompt_tokens: 0
+    output_tokens: 128
+    metric: tg_tok_s
+    value: 120.5
+    notes: "tg128"
+  - hw: nonexistent-gpu
+    hw_count: 1
+    interconnect: none
+    power_limit_w: null
+    model: llama-3.1-8b
+    weights: q4_k_m
+    kv: default
+    batch: 1
+    prompt_tokens: 0
+    output_tokens: 128
+    metric: tg_tok_s
+    value: 100
+    notes: "tg128"
+)";
+  auto j = json_of({"validate", "--published", "--published-dir", dir.string(), "--held-out"});
+  REQUIRE(j["records"].size() == 1);
+  CHECK(j["records"][0]["runtime"] == "llama.cpp");
+  CHECK(j["records"][0]["file"].get<std::string>().find("a-source.yaml") != std::string::npos);
+  // rtx-3090, 8B Q4_K_M at batch 1: memory-bound, between 30% and 100% of 936 GB/s over ~4.6 GB of weights.
+  CHECK(j["records"][0]["predicted"].get<double>() > 50);
+  CHECK(j["records"][0]["predicted"].get<double>() < 210);
+  REQUIRE(j["skipped"].size() == 1);
+  CHECK(j["skipped"][0]["reason"].get<std::string>().find("nonexistent-gpu") != std::string::npos);
+  CHECK(cli({"validate", "--published", "--held-out"}).code == 2);
+  CHECK(cli({"validate", "--published", "--published-dir", dir.string(), "--held-out", "--fit"}).code == 2);
+  CHECK(cli({"validate", "--published-dir", dir.string()}).code == 2);
+  fs::remove_all(dir);
+}
