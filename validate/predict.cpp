@@ -154,8 +154,11 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
       const double budget = prof.memory_fraction * (chip->memory_bytes * static_cast<double>(devices) - weights_total);
       const double per_seq = kv_bytes(m, plan.kv_format(), static_cast<int64_t>(c.prompt + c.output), 1);
       if (budget <= 0) { skip("the weights (" + std::to_string(weights_total / 1e9).substr(0, 6) + " GB) do not fit the stated devices"); continue; }
-      if (rec.batch) c.batch = static_cast<double>(*rec.batch);
-      else c.batch = std::clamp(std::floor(budget / per_seq), 1.0, static_cast<double>(prof.max_batch));
+      // Sequences running at once: a stated batch or concurrency, up to what the KV cache holds (the rest of a
+      // stated concurrency waits in the queue); unstated, the runtime's maximum batch up to the same limit.
+      const double kv_limit = std::max(1.0, std::floor(budget / per_seq));
+      c.concurrency = rec.batch ? static_cast<double>(*rec.batch) : std::min(kv_limit, static_cast<double>(prof.max_batch));
+      c.batch = std::min(c.concurrency, kv_limit);
       const int64_t b = static_cast<int64_t>(c.batch);
       const int64_t micro = std::min<int64_t>(b, pp), per_micro = (b + micro - 1) / micro;
       const double layers = static_cast<double>(m.layers);
@@ -203,10 +206,18 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   const double decode_s = O * step;
   if (c.metric == "tg_tok_s") return b / step;                      // tokens of all streams per second of decode
   if (c.metric == "pp_tok_s") return b * P / sum(c.prefill_batch);
-  // In-flight batching at concurrency b: a new request's prefill joins one running step.
-  if (c.metric == "ttft_s") return sum(c.prefill_one) + (b > 1 ? step : 0.0);
-  // ... and each request's decode is interrupted by the other b - 1 requests' prefills over its output.
-  if (c.metric == "tpot_s") return step + (b - 1) * sum(c.prefill_one) / O;
+  // In-flight batching of b running sequences: each request's decode is interrupted by the other b - 1
+  // requests' prefills over its output; a new request's prefill joins one running step.
+  const double tpot = step + (b - 1) * sum(c.prefill_one) / O;
+  if (c.metric == "tpot_s") return tpot;
+  if (c.metric == "ttft_s") {
+    const double ttft = sum(c.prefill_one) + (b > 1 ? step : 0.0);
+    if (c.concurrency <= b) return ttft;
+    // More clients than the KV cache holds (a closed loop): by Little's law each client's cycle is
+    // concurrency x request time / running; all of it beyond its own decode is waiting for a slot and prefill.
+    const double request_s = ttft + O * tpot;
+    return c.concurrency * request_s / b - O * tpot;
+  }
   // Static batch: the batch's prefill, then its output decode.
   const double batch_s = sum(c.prefill_batch) + decode_s;
   // A rate-limited run delivers what is offered, up to what the chips sustain.

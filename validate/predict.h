@@ -24,7 +24,8 @@ struct RecordCase {
   std::string metric_class;       // decode (batch-1 tg/tpot), batched, prefill (pp), ttft, end_to_end
   const ChipSpec* chip = nullptr;
   double link_bytes_per_s = 0;    // per direction (0: one device)
-  double batch = 1, prompt = 0, output = 0;
+  double batch = 1, prompt = 0, output = 0;   // batch: sequences running at once (the passes are built for it)
+  double concurrency = 1;                     // sequences in flight (stated); above `batch` the rest wait in a queue
   double request_rate = 0;        // requests/s offered (0: as fast as it can)
   std::vector<CompactPass> window;  // decode steps at the window's start, middle and end (Simpson: 1, 4, 1)
   std::vector<CompactPass> prefill_one, prefill_batch;  // one prompt; the batch's prompts (chunked)
