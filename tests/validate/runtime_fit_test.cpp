@@ -311,3 +311,61 @@ TEST_CASE("validate --published on the real dataset: every record predicted or s
   for (const auto& r : c.rows) engines.insert(r.engine);
   CHECK(engines.size() >= 6);
 }
+
+namespace {
+// A pass that takes exactly `s` seconds under unit_rates(): one op streaming s x 1e12 bytes at 1 TB/s.
+CompactPass pass_of(double s) {
+  CompactPass p;
+  p.ops.push_back({CompactOp::other, FormatFamily::float_, s * 1e12, 0, 1e14});
+  p.tokens = 1;
+  return p;
+}
+RuntimeRates unit_rates() {
+  RuntimeRates r;
+  r.weight_bw.fill(1e12);
+  r.gemm_fraction.fill(1);
+  r.float_bw = 1e12;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predict]") {
+  validate::RecordCase c;
+  c.window = {pass_of(0.010), pass_of(0.012), pass_of(0.020)};  // the steps at P, P + O/2, P + O - 1
+  c.prefill_one = {pass_of(0.5)};
+  c.prefill_batch = {pass_of(2.0)};
+  c.prompt = 1000;
+  c.output = 100;
+  c.batch = c.concurrency = 4;
+  const RuntimeRates r = unit_rates();
+  const double step = (0.010 + 4 * 0.012 + 0.020) / 6;  // Simpson: 13 ms
+  c.metric = "tg_tok_s";
+  CHECK(validate::predict_case(c, r) == Approx(4 / step));  // 4 streams / 13 ms = 307.7 tok/s
+  c.metric = "pp_tok_s";
+  CHECK(validate::predict_case(c, r) == Approx(4 * 1000 / 2.0));
+  c.metric = "tpot_s";  // the step plus the other 3 requests' prefills spread over 100 tokens: 13 + 15 ms
+  CHECK(validate::predict_case(c, r) == Approx(step + 3 * 0.5 / 100));
+  c.metric = "ttft_s";  // one prefill and one running step
+  CHECK(validate::predict_case(c, r) == Approx(0.5 + step));
+  c.metric = "throughput_tok_s";  // static batch: 4 x 100 tokens / (2 s prefill + 100 x 13 ms) = 121.2 tok/s
+  CHECK(validate::predict_case(c, r) == Approx(400 / (2.0 + 100 * step)));
+  c.metric = "total_tok_s";
+  CHECK(validate::predict_case(c, r) == Approx(4 * 1100 / (2.0 + 100 * step)));
+  c.metric = "request_s";
+  CHECK(validate::predict_case(c, r) == Approx(2.0 + 100 * step));
+  SECTION("an offered rate below capacity is delivered as offered") {
+    c.metric = "throughput_tok_s";
+    c.request_rate = 0.5;  // 0.5 requests/s x 100 tokens = 50 tok/s < 121 tok/s
+    CHECK(validate::predict_case(c, r) == Approx(50));
+    c.request_rate = 10;  // beyond capacity: the capacity
+    CHECK(validate::predict_case(c, r) == Approx(400 / (2.0 + 100 * step)));
+  }
+  SECTION("more clients than the KV cache holds wait: closed-loop TTFT by Little's law") {
+    c.concurrency = 12;  // 4 running, 8 waiting
+    c.metric = "ttft_s";
+    const double tpot = step + 3 * 0.5 / 100, ttft = 0.5 + step, request = ttft + 100 * tpot;
+    // each client's cycle is 12 x request / 4; what is not its own decode is TTFT: 3 x 3.3 s - 2.8 s = 7.1 s
+    CHECK(validate::predict_case(c, r) == Approx(12 * request / 4 - 100 * tpot));
+    CHECK(validate::predict_case(c, r) > 3 * ttft);
+  }
+}
