@@ -119,9 +119,10 @@ void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t 
   const double hidden_bytes = tokens * static_cast<double>(m.hidden) * act_bytes;
   const double layers = static_cast<double>(m.layers);
   if (tp > 1) {
-    const double n = static_cast<double>(tp), per_stage = 2.0 * layers / static_cast<double>(pp);
-    p.collectives += per_stage;
-    p.collective_bytes += per_stage * 2.0 * (n - 1) / n * hidden_bytes;
+    // A pass takes its tokens through every layer (each stage in turn): two all-reduces per layer.
+    const double n = static_cast<double>(tp);
+    p.collectives += 2.0 * layers;
+    p.collective_bytes += 2.0 * layers * 2.0 * (n - 1) / n * hidden_bytes;
   }
   if (pp > 1) {
     p.collectives += static_cast<double>(pp - 1);

@@ -110,7 +110,7 @@ double compute_peak(const ChipSpec& chip, std::string_view weight_format);
 // peak_override > 0: every op computes at that rate (--compute-format).
 CompactPass compact_pass(const PassWork& w, const ChipSpec& chip, double layers, double tp, double peak_override = 0);
 
-// The pass's collectives for `tokens` tokens of hidden state: tp: two ring all-reduces per layer
+// The pass's collectives for `tokens` tokens of hidden state through all layers: tp: two ring all-reduces per layer
 // (2 (n-1)/n x bytes each); pp: one hand-off per stage boundary; ep: dispatch and combine per MoE layer.
 void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t tp, int64_t pp, int64_t ep,
                      double act_bytes);

@@ -246,8 +246,10 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   if (use_profile) {
     for (const char* k : {"decode_bandwidth_fraction", "gemm_fraction", "per_layer_s", "collective_latency_s"})
       if (auto it = prof.provenance.find(k); it != prof.provenance.end()) r.provenance["runtime." + std::string(k)] = it->second;
+    // Only a band of the same kind of prediction (not the all-records fallback).
     auto band = [&](const char* cls) -> std::optional<ErrorBand> {
-      if (const ErrorBand* b = prof.band(cls, chip.architecture)) return *b;
+      const ErrorBand* b = prof.band(cls, chip.architecture);
+      if (b && b->key.rfind(std::string(cls) + "/", 0) == 0) return *b;
       return std::nullopt;
     };
     r.decode_band = band("decode");
@@ -273,13 +275,13 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   rates.bw = chip.memory_bandwidth_bytes_per_s * r.bandwidth_efficiency;
   rates.flops = r.peak_flops * r.flops_efficiency;
   rates.chip = &chip;
-  rates.use_measured = calibrated && !o.simple;
+  rates.use_measured = calibrated && !o.simple && !use_profile;
   // Fixed costs of a pass that no byte or FLOP count sees: kernel launches and gaps on a GPU (about
   // 10 kernels per layer at ~1.5 µs each under CUDA graphs), thread synchronization on a CPU. Measured
   // by calibrate where it ran; otherwise assumed; the seeds' model has none.
   if (!o.simple) {
     rates.per_layer_s = prof.per_layer_s;
-    r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : efficiency_source(false, "per_layer_s");
+    r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : use_profile ? efficiency_source(false, "per_layer_s") : "assumed";
     if (rates.use_measured && !o.layer_overhead_s) {
       auto it = chip.measured.find("overhead_per_layer_s");
       if (it != chip.measured.end()) {
@@ -321,8 +323,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
 
   // Interconnect: per-direction link bandwidth (cards store the vendor's bidirectional aggregate).
   double link = 0;
-  if (o.link_bytes_per_s) link = *o.link_bytes_per_s;
-  else if (r.devices > 1 || o.ep > 1) {
+  if (r.devices > 1 || o.ep > 1) {
     if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
     else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
     else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp/--pp/--ep need one");
@@ -361,8 +362,10 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   // Prefill of one prompt (chunked if asked): the time to first token.
   double prefill_s = 0;
   std::string prefill_bound;
+  // The runtime's own prefill chunk (llama.cpp's 512-token ubatch) unless --prefill-chunk says otherwise.
+  const int64_t chunk_used = o.prefill_chunk > 0 ? o.prefill_chunk : (use_profile ? prof.prefill_chunk : 0);
   {
-    const int64_t chunk = o.prefill_chunk > 0 ? o.prefill_chunk : o.prompt_tokens;
+    const int64_t chunk = chunk_used > 0 ? chunk_used : o.prompt_tokens;
     double compute_s = 0, memory_s = 0;
     for (int64_t done = 0; done < o.prompt_tokens; done += chunk) {
       PassShape s{1, std::min(chunk, o.prompt_tokens - done), done, false};
@@ -378,6 +381,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   fo.tp = o.tp;
   fo.pp = o.pp;
   fo.simple = o.simple;
+  if (o.runtime && use_profile) fo.usable_fraction = prof.memory_fraction;  // the engine's share of memory
   const ParamCounts pc = count_params(m);
   const double weight_bytes_all = weight_bytes(m, p).total;
 
@@ -489,15 +493,20 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                               (chip.architecture.empty() ? "this chip" : chip.architecture) +
                               (prof.small_batch_tokens > 0 ? "; up to " + std::to_string(prof.small_batch_tokens) +
                                                                  " tokens per pass, quantized matmuls run on the vector units"
-                                                           : std::string()));
+                                                           : std::string()) +
+                              (prof.per_step_s > 0 ? "; fixed cost per pass " + std::to_string(prof.per_step_s * 1e6).substr(0, 6) + " µs"
+                                                   : std::string()));
     else
       r.assumptions.push_back("calibrated: measured kernel rates and fixed per-layer/per-step costs from rooftop calibrate");
   }
   r.assumptions.push_back("TTFT = prefill of one prompt of " + std::to_string(o.prompt_tokens) + " tokens" +
-                          (o.prefill_chunk > 0 ? " in chunks of " + std::to_string(o.prefill_chunk) : "") + ", no queueing");
+                          (chunk_used > 0 ? " in chunks of " + std::to_string(chunk_used) : "") + ", no queueing");
   if (r.devices > 1 || o.ep > 1)
     r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(std::lround(prof.collective_latency_s * 1e6))) +
-                            " µs latency each; link = half the card's bidirectional scale-up figure");
+                            " µs latency each; link = half the card's bidirectional scale-up figure" +
+                            (use_profile && prof.bus_bandwidth_fraction < 1
+                                 ? " x " + std::to_string(prof.bus_bandwidth_fraction).substr(0, 4) + " (the runtime's bus fraction)"
+                                 : std::string()));
   if (r.has_power) r.assumptions.push_back("energy: board power (TDP) x devices / tok/s; excludes host and cooling (PUE 1.1-1.3 adds 10-30%)");
   return r;
 }

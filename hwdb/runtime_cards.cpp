@@ -7,6 +7,7 @@
 #include <functional>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analyzer/embedded_file.h"
@@ -134,7 +135,7 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
              r.fail(e, k, "expected exactly the keys key, p10, p50, p90, records");
            ErrorBand b;
            b.key = r.text(e["key"], k + ".key");
-           b.p10 = r.number(e["p10"], k + ".p10", -1, 100, false);
+           b.p10 = r.number(e["p10"], k + ".p10", -1, 100, true);  // -1 would be a prediction of zero
            b.p50 = r.number(e["p50"], k + ".p50", -1, 100, false);
            b.p90 = r.number(e["p90"], k + ".p90", -1, 100, false);
            b.records = static_cast<int64_t>(r.number(e["records"], k + ".records", 1, 1e9, false));
@@ -145,8 +146,10 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
   };
   std::vector<std::string> names;
   for (const auto& [k, v] : keys) names.push_back(k);
+  std::set<std::string> seen;
   for (const auto& kv : root) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (!seen.insert(key).second) r.fail(kv.first, printable(key), "duplicate key; expected each key once");
     auto it = keys.find(key);
     if (it == keys.end()) {
       auto near = closest_matches(key, names, 1);
@@ -175,7 +178,7 @@ std::vector<RuntimeProfile> load_runtimes(const std::vector<std::string>& extra_
     add(parse_runtime_card(f.content, "hwdb/runtimes/" + std::string(f.name)), false);
   }
   for (const auto& dir : extra_dirs)
-    for (const auto& path : list_files(dir, {".yaml"}, "--runtimes (a folder of runtime profile cards)"))
+    for (const auto& path : list_files(dir, {".yaml"}, "a folder of runtime profile cards"))
       add(parse_runtime_card(read_text_file(path, "runtime profile"), path), true);
   return all;
 }

@@ -7,15 +7,6 @@
 
 namespace rooftop::microbench {
 
-double quantile_sorted(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) throw std::invalid_argument("quantile of no samples");
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
-
 Stats summarize(std::vector<double> samples, double wide_threshold) {
   if (samples.empty()) throw std::invalid_argument("summarize: no samples");
   for (double s : samples)

@@ -2,6 +2,8 @@
 #pragma once
 #include <vector>
 
+#include "base/stats.h"
+
 namespace rooftop::microbench {
 
 // Summary of repeated measurements (any unit; timings are seconds).
@@ -19,7 +21,6 @@ inline constexpr double kWideThreshold = 0.10;
 // Statistics of `samples` (non-empty, every value finite and > 0). Throws std::invalid_argument otherwise.
 Stats summarize(std::vector<double> samples, double wide_threshold = kWideThreshold);
 
-// The q-quantile (0..1) of sorted values, linear interpolation between neighbours.
-double quantile_sorted(const std::vector<double>& sorted, double q);
+using rooftop::quantile_sorted;  // base/stats.h
 
 }  // namespace rooftop::microbench

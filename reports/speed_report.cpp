@@ -117,8 +117,11 @@ std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
     if (banded) t.rows.back().insert(t.rows.back().begin() + 5, expected_range(p.decode_tokens_per_s, p.batch == 1 ? r.decode_band : r.batched_band));
   }
   if (r.runtime != "generic" && r.runtime != "simple" && r.runtime != "calibrated") {
-    t.footnotes.push_back("runtime profile " + r.runtime + ": terms fitted to published measurements (hwdb/runtimes/" + r.runtime +
-                          ".yaml; rooftop validate --published --fit rebuilds them)");
+    bool fitted = false;
+    for (const auto& [k, v] : r.provenance) fitted = fitted || (k.rfind("runtime.", 0) == 0 && v.rfind("fitted", 0) == 0);
+    t.footnotes.push_back("runtime profile " + r.runtime + " (hwdb/runtimes/" + r.runtime + ".yaml): " +
+                          (fitted ? "terms fitted to published measurements (rooftop validate --published --fit rebuilds them)"
+                                  : "stated terms, not fitted"));
     for (const auto& line : {band_line("batch-1 decode", r.decode_band), band_line("batched", r.batched_band), band_line("prefill", r.prefill_band)})
       if (!line.empty()) t.footnotes.push_back(line);
     if (!banded) t.footnotes.push_back("no error band: the profile has no held-out records for this kind of chip");

@@ -32,11 +32,7 @@ Comparison compare_published(const PublishedDataset& data, const std::vector<Run
   out.skipped = set.skipped;
   std::map<int, const RecordCase*> generic_of;
   for (const auto& c : generic.cases) generic_of[c.record] = &c;
-  auto profile = [&](const std::string& id) -> const RuntimeProfile& {
-    for (const auto& p : profiles)
-      if (p.id == id) return p;
-    return profiles.front();
-  };
+  auto profile = [&](const std::string& id) -> const RuntimeProfile& { return profile_by_id(profiles, id); };
   const RuntimeProfile& gen = profile("generic");
   for (const auto& c : set.cases) {
     const PublishedRecord& r = data.records[static_cast<size_t>(c.record)];
@@ -56,7 +52,8 @@ Comparison compare_published(const PublishedDataset& data, const std::vector<Run
     row.measured = r.value;
     row.predicted = predict_case(c, profile(c.runtime));
     auto g = generic_of.find(c.record);
-    row.generic = g != generic_of.end() ? predict_case(*g->second, gen) : row.predicted;
+    row.has_generic = g != generic_of.end();
+    if (row.has_generic) row.generic = predict_case(*g->second, gen);
     out.rows.push_back(row);
   }
   std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> groups;
@@ -65,7 +62,7 @@ Comparison compare_published(const PublishedDataset& data, const std::vector<Run
              {"all", "all"}, {"class", row.metric_class}, {"engine", row.engine}, {"hw", row.hw}, {"family", row.family}}) {
       auto& g = groups[{by, key}];
       g.first.push_back(row.error());
-      g.second.push_back(row.generic_error());
+      if (row.has_generic) g.second.push_back(row.generic_error());
     }
   }
   for (const char* by : {"all", "class", "engine", "hw", "family"})

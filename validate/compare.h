@@ -13,6 +13,7 @@ struct Compared {
   std::string engine, hw, arch, model, weights, family, metric, metric_class, runtime;
   int64_t batch = 0;  // 0: not stated (the profile's maximum batch was used)
   double measured = 0, predicted = 0, generic = 0;
+  bool has_generic = false;  // generic could express the record too
   double error() const { return predicted / measured - 1.0; }
   double generic_error() const { return generic / measured - 1.0; }
 };

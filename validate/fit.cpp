@@ -1,6 +1,8 @@
 // Fitting runtime profiles: see fit.h.
 #include "validate/fit.h"
 
+#include "base/stats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -12,9 +14,7 @@ namespace rooftop::validate {
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  return quantile_sorted(v, q);
 }
 
 namespace {
@@ -201,6 +201,12 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
   FitResult r;
   const RuntimeProfile base = unfitted(start);  // the stated terms only: a refit never starts from an earlier fit
   r.profile = fit_profile(base, cases, values, source_of, &r.fitted_terms);
+  // Terms the fit pushed to a bound of their range: the data asked for more than the term can physically give.
+  for (const auto& t : terms_for(base, cases)) {
+    RuntimeProfile copy = r.profile;
+    const double v = t.ref(copy);
+    if (v <= t.lo * 1.02 || v >= t.hi / 1.02) r.at_bound.push_back(t.name);
+  }
   const auto fitted = predict_all(r.profile, cases);
   for (size_t i = 0; i < cases.size(); ++i) r.in_sample.push_back({cases[i]->record, source_of[i], values[i], fitted[i]});
   std::set<int> sources(source_of.begin(), source_of.end());
@@ -220,6 +226,7 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
         train_s.push_back(source_of[i]);
       }
     }
+    if (train.empty()) continue;  // a runtime with one source has no held-out prediction: not cross-validated
     const RuntimeProfile fold = fit_profile(base, train, train_v, train_s);
     const auto pred = predict_all(fold, test);
     for (size_t i = 0; i < test.size(); ++i) {

@@ -22,6 +22,7 @@ struct FitResult {
   std::vector<Prediction> held_out;     // each source's records predicted by a fit on the other sources only
   int sources = 0;
   std::vector<std::string> fitted_terms;  // what the fit varied ("per_layer_s", "decode_bandwidth_fraction.kquant/ada" ...)
+  std::vector<std::string> at_bound;      // fitted terms that ended at a bound of their range (suspect: see the note)
 };
 
 // Fits `start`'s fitted terms to `cases` (all of one runtime; `values[i]` is case i's measured value and
@@ -35,7 +36,7 @@ RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const 
                            std::vector<std::string>* fitted_terms = nullptr);
 
 // The fit on every case, and leave-one-source-out: each source's cases predicted by a fit on the others
-// (started from `start`, never from the full fit). Bands: p10/p50/p90 of the held-out errors per metric
+// (started from `start`, never from the full fit); a runtime with one source has no held-out predictions. Bands: p10/p50/p90 of the held-out errors per metric
 // class and architecture (>= 5 records), per metric class, and over all.
 FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases,
                         const std::vector<double>& values, const std::vector<int>& source_of);

@@ -82,6 +82,12 @@ std::optional<std::string> weight_format_of(const std::string& printed) {
   return it->second;
 }
 
+const RuntimeProfile& profile_by_id(const std::vector<RuntimeProfile>& profiles, const std::string& id) {
+  for (const auto& p : profiles)
+    if (p.id == id) return p;
+  return profiles.front();
+}
+
 std::string runtime_for_engine(const std::string& engine, const std::vector<RuntimeProfile>& profiles) {
   for (const auto& p : profiles)
     if (std::find(p.engines.begin(), p.engines.end(), engine) != p.engines.end()) return p.id;
@@ -92,11 +98,7 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
                     const hwdb::Database& chips, const models::Database& models, const std::string& forced_runtime,
                     const std::string& only_hw) {
   CaseSet out;
-  auto profile = [&](const std::string& id) -> const RuntimeProfile& {
-    for (const auto& p : profiles)
-      if (p.id == id) return p;
-    return profiles.front();
-  };
+  auto profile = [&](const std::string& id) -> const RuntimeProfile& { return profile_by_id(profiles, id); };
   for (int i = 0; i < static_cast<int>(data.records.size()); ++i) {
     const PublishedRecord& rec = data.records[static_cast<size_t>(i)];
     if (!only_hw.empty() && rec.hw != only_hw) continue;
@@ -122,7 +124,10 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
     plan.weights = *weights;
     plan.kv = kv_format_of(rec.kv);
     const bool needs_lengths = rec.metric != "tg_tok_s" && rec.metric != "tpot_s" && rec.metric != "pp_tok_s";
-    if (rec.metric == "pp_tok_s" && !(rec.prompt_tokens && *rec.prompt_tokens > 0)) { skip("pp_tok_s without a prompt length"); continue; }
+    if ((rec.metric == "pp_tok_s" || rec.metric == "ttft_s") && !(rec.prompt_tokens && *rec.prompt_tokens > 0)) {
+      skip(rec.metric + " without a prompt length");
+      continue;
+    }
     if (needs_lengths && (!rec.prompt_tokens || !rec.output_tokens)) { skip("prompt or output length not stated"); continue; }
     if (!rec.batch && (rec.metric == "ttft_s" || rec.metric == "tpot_s" || rec.metric == "request_s" || rec.metric == "tg_tok_s")) {
       skip("a latency under an unstated concurrency (a request rate, a server scenario) needs a queueing model");
@@ -144,6 +149,8 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
     tp = std::max<int64_t>(tp, 1);
     pp = std::max<int64_t>(pp, 1);
     const int64_t devices = tp * pp;
+    // Devices beyond tp x pp hold replicas (data parallel): they multiply throughput, not latency.
+    c.replicas = static_cast<double>(rec.hw_count / devices);
     try {
       if (devices > 1) {
         if (chip->scaleup_bandwidth_bytes_per_s) c.link_bytes_per_s = *chip->scaleup_bandwidth_bytes_per_s / 2.0;
@@ -151,7 +158,8 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
         else { skip("tp x pp = " + std::to_string(devices) + " on '" + rec.hw + "', whose card has no interconnect figure"); continue; }
       }
       const double weights_total = weight_bytes(m, plan).total;
-      const double budget = prof.memory_fraction * (chip->memory_bytes * static_cast<double>(devices) - weights_total);
+      // KV cache: the runtime's share of the devices' memory, less the weights (as `rooftop fit` counts it).
+      const double budget = prof.memory_fraction * chip->memory_bytes * static_cast<double>(devices) - weights_total;
       const double per_seq = kv_bytes(m, plan.kv_format(), static_cast<int64_t>(c.prompt + c.output), 1);
       if (budget <= 0) { skip("the weights (" + std::to_string(weights_total / 1e9).substr(0, 6) + " GB) do not fit the stated devices"); continue; }
       // Sequences running at once: a stated batch or concurrency, up to what the KV cache holds (the rest of a
@@ -176,12 +184,15 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
           for (int64_t ctx : {P, P + O / 2, P + O - 1}) c.window.push_back(compact({per_micro, 1, ctx, false}));
       }
       // Prefill: one prompt, and the batch's prompts, in the profile's chunks.
-      const int64_t chunk = prof.prefill_chunk > 0 ? prof.prefill_chunk : std::max<int64_t>(P, 1);
-      for (int64_t done = 0; done < P; done += chunk) {
-        const int64_t n = std::min(chunk, P - done);
-        if (rec.metric == "ttft_s" || rec.metric == "tpot_s" || b == 1) c.prefill_one.push_back(compact({1, n, done, false}));
-        if (b > 1 && rec.metric != "ttft_s" && rec.metric != "tpot_s") c.prefill_batch.push_back(compact({b, n, done, false}));
-      }
+      // The chunk is tokens per pass (llama.cpp's ubatch): a batch of b prompts advances chunk / b tokens each.
+      const int64_t whole = std::max<int64_t>(P, 1);
+      const int64_t chunk = prof.prefill_chunk > 0 ? prof.prefill_chunk : whole;
+      const int64_t batch_chunk = prof.prefill_chunk > 0 ? std::max<int64_t>(1, prof.prefill_chunk / b) : whole;
+      if (rec.metric == "ttft_s" || rec.metric == "tpot_s" || b == 1)
+        for (int64_t done = 0; done < P; done += chunk) c.prefill_one.push_back(compact({1, std::min(chunk, P - done), done, false}));
+      if (b > 1 && rec.metric != "ttft_s" && rec.metric != "tpot_s")
+        for (int64_t done = 0; done < P; done += batch_chunk)
+          c.prefill_batch.push_back(compact({b, std::min(batch_chunk, P - done), done, false}));
       if (b == 1) c.prefill_batch = c.prefill_one;
     } catch (const InputError& e) {
       skip(std::string("the analyzer refused it: ") + e.what());
@@ -203,7 +214,8 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   if (c.window.size() == 3) step = (pass_seconds(c.window[0], r) + 4 * pass_seconds(c.window[1], r) + pass_seconds(c.window[2], r)) / 6;
   else if (!c.window.empty()) step = pass_seconds(c.window[0], r);
   const double b = c.batch, P = c.prompt, O = std::max(c.output, 1.0);
-  const double decode_s = O * step;
+  // After a prefill its last pass gives the first token: O - 1 decode steps follow (llama-bench's tg has no prefill).
+  const double decode_s = (c.metric == "tg_tok_s" ? O : O - 1) * step;
   if (c.metric == "tg_tok_s") return b / step;                      // tokens of all streams per second of decode
   if (c.metric == "pp_tok_s") return b * P / sum(c.prefill_batch);
   // In-flight batching of b running sequences: each request's decode is interrupted by the other b - 1
@@ -215,15 +227,15 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
     if (c.concurrency <= b) return ttft;
     // More clients than the KV cache holds (a closed loop): by Little's law each client's cycle is
     // concurrency x request time / running; all of it beyond its own decode is waiting for a slot and prefill.
-    const double request_s = ttft + O * tpot;
-    return c.concurrency * request_s / b - O * tpot;
+    const double request_s = ttft + (O - 1) * tpot;
+    return c.concurrency * request_s / b - (O - 1) * tpot;
   }
   // Static batch: the batch's prefill, then its output decode.
   const double batch_s = sum(c.prefill_batch) + decode_s;
   // A rate-limited run delivers what is offered, up to what the chips sustain.
   const double offered = c.request_rate > 0 ? c.request_rate : 1e300;
-  if (c.metric == "throughput_tok_s") return std::min(offered * O, b * O / batch_s);
-  if (c.metric == "total_tok_s") return std::min(offered * (P + O), b * (P + O) / batch_s);
+  if (c.metric == "throughput_tok_s") return std::min(offered * O, c.replicas * b * O / batch_s);
+  if (c.metric == "total_tok_s") return std::min(offered * (P + O), c.replicas * b * (P + O) / batch_s);
   return batch_s;  // request_s
 }
 

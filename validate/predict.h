@@ -27,6 +27,7 @@ struct RecordCase {
   double batch = 1, prompt = 0, output = 0;   // batch: sequences running at once (the passes are built for it)
   double concurrency = 1;                     // sequences in flight (stated); above `batch` the rest wait in a queue
   double request_rate = 0;        // requests/s offered (0: as fast as it can)
+  double replicas = 1;            // copies of the tp x pp group (hw_count / (tp x pp)): throughput scales with them
   std::vector<CompactPass> window;  // decode steps at the window's start, middle and end (Simpson: 1, 4, 1)
   std::vector<CompactPass> prefill_one, prefill_batch;  // one prompt; the batch's prompts (chunked)
 };
@@ -45,6 +46,9 @@ struct CaseSet {
 std::optional<std::string> model_card_id(const std::string& printed, const models::Database& models);
 // The format table's name for a record's weights string (q4_k_m, fp8, mlx-4bit ...), or nullopt.
 std::optional<std::string> weight_format_of(const std::string& printed);
+
+// The profile of `profiles` with this id (the first, generic, when none has it).
+const RuntimeProfile& profile_by_id(const std::vector<RuntimeProfile>& profiles, const std::string& id);
 
 // Profile predicting each engine's records: the profile whose `engines` lists it, else "generic".
 std::string runtime_for_engine(const std::string& engine, const std::vector<RuntimeProfile>& profiles);

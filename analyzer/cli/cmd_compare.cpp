@@ -35,6 +35,7 @@ void register_compare(CLI::App& app, Context& ctx) {
       const ModelSpec model = resolve_model(ctx, o->m.model);
       const PrecisionPlan plan = resolve_plan(o->m);
       const std::optional<RuntimeProfile> runtime = resolve_runtime(o->m);
+      if (runtime && o->simple) throw InputError("--runtime and --simple do not go together: --simple is the seeds' model at 100% of the datasheet");
       struct Row {
         ChipSpec chip;
         SpeedResult r;

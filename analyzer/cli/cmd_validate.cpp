@@ -86,8 +86,10 @@ void register_validate(CLI::App& app, Context& ctx) {
         if (cmd->count("--hw")) o->pub.hw = o->hw;
         return run_validate_published(ctx, o->pub);
       }
-      if (!o->pub.runtime.empty() || o->pub.fit || !o->pub.write_runtimes.empty() || !o->pub.dirs.empty() || o->pub.only_dirs)
-        throw InputError("--runtime, --fit, --write-runtimes, --published-dir and --held-out go with --published (rooftop validate --published --fit)");
+      if (!o->pub.runtime.empty() || o->pub.fit || !o->pub.write_runtimes.empty() || !o->pub.dirs.empty() || o->pub.only_dirs ||
+          cmd->count("--hw"))
+        throw InputError("--hw, --runtime, --fit, --write-runtimes, --published-dir and --held-out go with --published "
+                         "(rooftop validate --published --fit); the measured sweep runs on this machine");
       check_threads(o->threads);
       if (o->max_memory_bytes < 0 || !std::isfinite(o->max_memory_bytes))
         throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");

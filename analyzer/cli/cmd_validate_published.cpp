@@ -10,6 +10,7 @@
 #include "analyzer/errors.h"
 #include "base/files.h"
 #include "hwdb/runtime_cards.h"
+#include "reports/html.h"
 #include "reports/svg.h"
 #include "reports/table.h"
 #include "reports/units.h"
@@ -55,7 +56,7 @@ std::vector<reports::Table> comparison_tables(const validate::Comparison& c, con
       t.rows.push_back({data.sources[static_cast<size_t>(r.source)].file + ":" + std::to_string(rec.line), r.engine, r.runtime,
                         r.hw + (rec.hw_count > 1 ? " x" + std::to_string(rec.hw_count) : ""), r.model, r.weights,
                         r.batch ? std::to_string(r.batch) : "max", r.metric, reports::sig(r.measured), reports::sig(r.predicted),
-                        pct(r.error()), pct(r.generic_error())});
+                        pct(r.error()), r.has_generic ? pct(r.generic_error()) : "-"});
     }
     out.push_back(t);
   }
@@ -71,8 +72,9 @@ nlohmann::json comparison_json(const validate::Comparison& c, const validate::Pu
                             {"runtime", r.runtime}, {"hw", r.hw}, {"architecture", r.arch}, {"hw_count", rec.hw_count},
                             {"model", r.model}, {"weights", r.weights}, {"family", r.family}, {"batch", rec.batch ? nlohmann::json(*rec.batch) : nlohmann::json()},
                             {"metric", r.metric}, {"metric_class", r.metric_class}, {"measured", r.measured},
-                            {"predicted", r.predicted}, {"error", r.error()}, {"generic_predicted", r.generic},
-                            {"generic_error", r.generic_error()}});
+                            {"predicted", r.predicted}, {"error", r.error()},
+                            {"generic_predicted", r.has_generic ? nlohmann::json(r.generic) : nlohmann::json()},
+                            {"generic_error", r.has_generic ? nlohmann::json(r.generic_error()) : nlohmann::json()}});
   }
   j["skipped"] = nlohmann::json::array();
   for (const auto& s : c.skipped) {
@@ -122,23 +124,12 @@ std::string comparison_chart(const validate::Comparison& c) {
 }
 
 std::string html_page(const std::vector<reports::Table>& tables, const std::string& chart) {
-  std::string h = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>rooftop validate --published</title>"
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>rooftop validate --published</title>"
                   "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-                  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}</style></head><body>"
-                  "<h1>rooftop validate --published</h1>" + chart;
-  for (const auto& t : tables) {
-    h += "<h2>" + reports::svg::escape(t.title) + "</h2><table><tr>";
-    for (const auto& c : t.headers) h += "<th>" + reports::svg::escape(c) + "</th>";
-    h += "</tr>";
-    for (const auto& r : t.rows) {
-      h += "<tr>";
-      for (const auto& c : r) h += "<td>" + reports::svg::escape(c) + "</td>";
-      h += "</tr>";
-    }
-    h += "</table>";
-    for (const auto& f : t.footnotes) h += "<p>" + reports::svg::escape(f) + "</p>";
-  }
-  return h + "</body></html>\n";
+                  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}</style></head>\n<body>\n"
+                  "<h1>rooftop validate --published</h1>\n" + chart;
+  for (const auto& t : tables) h += reports::render_html(t);
+  return h + "</body>\n</html>\n";
 }
 
 // --fit: per runtime, the fit on all its records and the leave-one-source-out errors.
@@ -173,15 +164,22 @@ int run_fit(Context& ctx, const PublishedOptions& o, const validate::PublishedDa
     for (const auto& [cls, errs] : by_class) {
       const auto in = validate::summarize("class", cls, errs.first, errs.first);
       const auto out = validate::summarize("class", cls, errs.second, errs.second);
+      const bool cv = out.records > 0;  // one source: nothing to hold out
       t.rows.push_back({start.id, cls, std::to_string(in.records), std::to_string(fit.sources), apct(in.median_abs), apct(in.p90_abs),
-                        apct(out.median_abs), apct(out.p90_abs)});
+                        cv ? apct(out.median_abs) : "n/a", cv ? apct(out.p90_abs) : "n/a"});
       j.push_back({{"runtime", start.id}, {"class", cls}, {"records", in.records}, {"sources", fit.sources},
                    {"in_sample_median_abs", in.median_abs}, {"in_sample_p90_abs", in.p90_abs},
                    {"loso_median_abs", out.median_abs}, {"loso_p90_abs", out.p90_abs}});
       if (cls == "all") {
         const std::string how = "fitted to " + std::to_string(in.records) + " records from " + std::to_string(fit.sources) +
-                                " sources (validate/published); leave-one-source-out median |error| " + apct(out.median_abs) +
+                                " sources (validate/published); " +
+                                (cv ? "leave-one-source-out median |error| " + apct(out.median_abs) : std::string("one source: not cross-validated")) +
                                 ", in-sample " + apct(in.median_abs);
+        if (!fit.at_bound.empty()) {
+          std::string terms;
+          for (const auto& b : fit.at_bound) terms += (terms.empty() ? "" : ", ") + b;
+          t.footnotes.push_back(start.id + ": at a bound of their range (the data ask for more than the term gives): " + terms);
+        }
         for (const auto& term : fit.fitted_terms) fit.profile.provenance[term.substr(0, term.find('.'))] = how;
       }
     }

@@ -25,7 +25,9 @@ void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw, bool with_r
 
 std::optional<RuntimeProfile> resolve_runtime(const ModelOptions& o) {
   if (o.runtime.empty()) return std::nullopt;
-  return hwdb::find_runtime(hwdb::load_runtimes(), o.runtime);
+  RuntimeProfile p = hwdb::find_runtime(hwdb::load_runtimes(), o.runtime);  // unknown ids are refused here
+  if (p.id == "generic") return std::nullopt;  // the defaults (CPU or GPU ones, by chip), as without --runtime
+  return p;
 }
 
 const hwdb::Database& hw_database(const Context& ctx) {

@@ -187,6 +187,8 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   refused("multi_device: sideways\n", "multi_device");
   refused("bands: [{key: a, p10: 0.1, p50: 0, p90: 0.2, records: 3}]\n", "p10 <= p50");
   refused("use_calibration: maybe\n", "use_calibration");
+  refused("per_layer_s: 1e-5\nper_layer_s: 2e-5\n", "duplicate key");
+  refused("bands: [{key: a, p10: -1, p50: 0, p90: 0.2, records: 3}]\n", "p10");  // a prediction of zero
   CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
   CHECK_THROWS_AS(hwdb::parse_runtime_card("[1, 2", "t.yaml"), InputError);     // not YAML
   // What the fit writes reads back to the same terms.
@@ -347,25 +349,64 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
   CHECK(validate::predict_case(c, r) == Approx(step + 3 * 0.5 / 100));
   c.metric = "ttft_s";  // one prefill and one running step
   CHECK(validate::predict_case(c, r) == Approx(0.5 + step));
-  c.metric = "throughput_tok_s";  // static batch: 4 x 100 tokens / (2 s prefill + 100 x 13 ms) = 121.2 tok/s
-  CHECK(validate::predict_case(c, r) == Approx(400 / (2.0 + 100 * step)));
+  // Static batch: the prefill's last pass gives each sequence its first token, 99 decode steps give the rest:
+  // 4 x 100 tokens / (2 s + 99 x 13 ms) = 121.7 tok/s.
+  c.metric = "throughput_tok_s";
+  CHECK(validate::predict_case(c, r) == Approx(400 / (2.0 + 99 * step)));
+  CHECK(validate::predict_case(c, r) == Approx(121.7).epsilon(0.001));
   c.metric = "total_tok_s";
-  CHECK(validate::predict_case(c, r) == Approx(4 * 1100 / (2.0 + 100 * step)));
+  CHECK(validate::predict_case(c, r) == Approx(4 * 1100 / (2.0 + 99 * step)));
   c.metric = "request_s";
-  CHECK(validate::predict_case(c, r) == Approx(2.0 + 100 * step));
+  CHECK(validate::predict_case(c, r) == Approx(2.0 + 99 * step));
+  c.replicas = 2;  // two copies of the group: twice the throughput, the same latency
+  CHECK(validate::predict_case(c, r) == Approx(2.0 + 99 * step));
+  c.metric = "throughput_tok_s";
+  CHECK(validate::predict_case(c, r) == Approx(800 / (2.0 + 99 * step)));
+  c.replicas = 1;
   SECTION("an offered rate below capacity is delivered as offered") {
     c.metric = "throughput_tok_s";
     c.request_rate = 0.5;  // 0.5 requests/s x 100 tokens = 50 tok/s < 121 tok/s
     CHECK(validate::predict_case(c, r) == Approx(50));
     c.request_rate = 10;  // beyond capacity: the capacity
-    CHECK(validate::predict_case(c, r) == Approx(400 / (2.0 + 100 * step)));
+    CHECK(validate::predict_case(c, r) == Approx(400 / (2.0 + 99 * step)));
   }
   SECTION("more clients than the KV cache holds wait: closed-loop TTFT by Little's law") {
     c.concurrency = 12;  // 4 running, 8 waiting
     c.metric = "ttft_s";
-    const double tpot = step + 3 * 0.5 / 100, ttft = 0.5 + step, request = ttft + 100 * tpot;
+    const double tpot = step + 3 * 0.5 / 100, ttft = 0.5 + step, request = ttft + 99 * tpot;
     // each client's cycle is 12 x request / 4; what is not its own decode is TTFT: 3 x 3.3 s - 2.8 s = 7.1 s
-    CHECK(validate::predict_case(c, r) == Approx(12 * request / 4 - 100 * tpot));
+    CHECK(validate::predict_case(c, r) == Approx(12 * request / 4 - 99 * tpot));
+    CHECK(validate::predict_case(c, r) == Approx(7.13).epsilon(0.01));
     CHECK(validate::predict_case(c, r) > 3 * ttft);
   }
+}
+
+TEST_CASE("each op computes at its own format's peak: mxfp4 experts at fp4, attention at 16 bits", "[runtime]") {
+  // Before runtime profiles every op used the attention weights' compute format; now a plan mixing formats runs
+  // each matmul on its own path (gpt-oss's MXFP4 experts on a B200's FP4 tensor cores), attention and the
+  // small ops at the 16-bit rate.
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const ChipSpec& b200 = *chips.find("b200");
+  const ModelSpec& m = *models.find("gpt-oss-120b");
+  PrecisionPlan plan;
+  plan.weights = "bf16";
+  plan.per_class[ParamClass::experts] = "mxfp4";
+  const PassWork w = pass_work(m, plan, PassShape{1, 512, 0, false});
+  const CompactPass c = compact_pass(w, b200, static_cast<double>(m.layers), 1);
+  REQUIRE(c.ops.size() == w.ops.size());
+  int checked = 0;
+  for (size_t i = 0; i < w.ops.size(); ++i) {
+    INFO(w.ops[i].name);
+    if (w.ops[i].name == "experts") {
+      CHECK(c.ops[i].peak == *b200.peak("fp4"));
+      CHECK(c.ops[i].family == FormatFamily::fp4);
+      ++checked;
+    } else if (w.ops[i].kind == "attention" || w.ops[i].name == "attn_qkv") {
+      CHECK(c.ops[i].peak == *b200.peak("bf16"));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 2);
+  CHECK(c.prefill);
 }
