@@ -55,6 +55,7 @@ struct RuntimeProfile {
   int64_t max_batch = 256;               // sequences in flight when a throughput run does not state them
   double memory_fraction = 0.9;          // of device memory given to weights + KV cache
   double moe_expert_fraction = 1;        // routed tokens land uniformly on this fraction of the experts (1 = uniform)
+  std::string quantized_kv;              // KV format with fp8/fp4 weights when a run states none ("" = 16-bit)
   bool use_calibration = false;          // `rooftop`: this project's calibrated kernel rates where the chip has them
   std::map<std::string, std::string> provenance;  // term -> "stated: <source>" or "fitted: <records, error>"
   std::vector<ErrorBand> bands;

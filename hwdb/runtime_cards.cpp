@@ -113,6 +113,11 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
          if (p.multi_device != "tensor" && p.multi_device != "pipeline")
            r.fail(n, k, "got '" + printable(p.multi_device) + "'; expected tensor or pipeline");
        }},
+      {"quantized_kv", [&](auto& n, auto& k) {
+         p.quantized_kv = r.text(n, k);
+         if (p.quantized_kv != "fp8" && p.quantized_kv != "fp16" && p.quantized_kv != "bf16")
+           r.fail(n, k, "got '" + printable(p.quantized_kv) + "'; expected fp8, fp16 or bf16");
+       }},
       {"collective_latency_s", [&](auto& n, auto& k) { p.collective_latency_s = r.number(n, k, 0, 1, false); }},
       {"bus_bandwidth_fraction", [&](auto& n, auto& k) { p.bus_bandwidth_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_chunk", [&](auto& n, auto& k) { p.prefill_chunk = static_cast<int64_t>(r.number(n, k, 0, 1e7, false)); }},
@@ -225,6 +230,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
     << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s << "\nattention_fraction: " << p.attention_fraction
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
+    << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
     << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
     << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch << "\nmemory_fraction: " << p.memory_fraction
     << "\nmoe_expert_fraction: " << p.moe_expert_fraction << "\nuse_calibration: " << (p.use_calibration ? "true" : "false") << "\n";

@@ -123,6 +123,10 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
     PrecisionPlan plan;
     plan.weights = *weights;
     plan.kv = kv_format_of(rec.kv);
+    // A run that states no KV format keeps it as its runtime does: TensorRT-LLM's FP8/FP4 checkpoints carry FP8 KV.
+    const FormatFamily wf = format_family(*weights);
+    if (rec.kv == "default" && !prof.quantized_kv.empty() && (wf == FormatFamily::fp8 || wf == FormatFamily::fp4))
+      plan.kv = prof.quantized_kv;
     const bool needs_lengths = rec.metric != "tg_tok_s" && rec.metric != "tpot_s" && rec.metric != "pp_tok_s";
     if ((rec.metric == "pp_tok_s" || rec.metric == "ttft_s") && !(rec.prompt_tokens && *rec.prompt_tokens > 0)) {
       skip(rec.metric + " without a prompt length");

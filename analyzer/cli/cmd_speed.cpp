@@ -62,6 +62,11 @@ SpeedResult run_speed(const Context& ctx, const SpeedCli& o) {
   s.ep = o.ep;
   s.simple = o.simple;
   s.runtime = resolve_runtime(o.m);
+  // The runtime's KV format for FP8/FP4 weights (TensorRT-LLM: FP8) unless --kv-precision says otherwise.
+  if (s.runtime && !s.runtime->quantized_kv.empty() && !o.given("--kv-precision")) {
+    const FormatFamily f = format_family(plan.weights);
+    if (f == FormatFamily::fp8 || f == FormatFamily::fp4) plan.kv = s.runtime->quantized_kv;
+  }
   if (s.runtime && o.simple) throw InputError("--runtime and --simple do not go together: --simple is the seeds' model at 100% of the datasheet");
   if (!o.compute.empty()) s.compute_format = o.compute;
   if (o.given("--usd-per-hour")) s.usd_per_hour = o.usd;

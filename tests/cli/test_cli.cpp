@@ -312,3 +312,15 @@ records:
   CHECK(cli({"validate", "--published-dir", dir.string()}).code == 2);
   fs::remove_all(dir);
 }
+
+TEST_CASE("speed --runtime trt-llm keeps FP8 weights' KV in FP8 as its checkpoints do, unless --kv-precision says", "[runtime]") {
+  auto j = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--precision", "fp8", "--runtime", "trt-llm", "--batch", "64"});
+  CHECK(j["kv_precision"] == "fp8");
+  auto k = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--precision", "fp8", "--runtime", "trt-llm", "--batch", "64",
+                    "--kv-precision", "bf16"});
+  CHECK(k["kv_precision"] == "bf16");
+  // Half the KV bytes per step at batch 64, context 1152 (8 KV heads x 128 x 2 x 32 layers = 64 KiB/token at 16 bits).
+  CHECK(k["points"][0]["kv_read_bytes_per_step"].get<double>() == Approx(2 * j["points"][0]["kv_read_bytes_per_step"].get<double>()));
+  auto b = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--precision", "bf16", "--runtime", "trt-llm", "--batch", "1"});
+  CHECK(b["kv_precision"] == "bf16");  // 16-bit weights: 16-bit KV
+}
