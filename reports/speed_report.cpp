@@ -71,12 +71,12 @@ nlohmann::json speed_json(const SpeedResult& r) {
   return j;
 }
 
-namespace {
-// The range a measurement falls in when the prediction errs as the band says (error = predicted / measured - 1).
 std::string expected_range(double predicted, const std::optional<ErrorBand>& b) {
   if (!b) return "-";
   return sig(predicted / (1 + b->p90)) + "-" + sig(predicted / (1 + b->p10));
 }
+
+namespace {
 std::string band_line(const char* what, const std::optional<ErrorBand>& b) {
   if (!b) return "";
   auto pc = [](double e) { return (e >= 0 ? "+" : "") + sig(100 * e, 2) + "%"; };

@@ -9,6 +9,10 @@
 namespace rooftop::reports {
 
 nlohmann::json speed_json(const SpeedResult& r);
+// The range measurements fall in when the prediction errs as the band says (error = predicted / measured - 1):
+// "low-high", or "-" without a band.
+std::string expected_range(double predicted, const std::optional<ErrorBand>& band);
+
 std::vector<Table> speed_tables(const SpeedResult& r, bool explain);
 std::vector<Table> cost_tables(const SpeedResult& r, bool explain);
 nlohmann::json roofline_json(const RooflineResult& r);

@@ -7,6 +7,7 @@
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "analyzer/speed.h"
+#include "reports/speed_report.h"
 #include "reports/table.h"
 #include "reports/units.h"
 
@@ -81,6 +82,9 @@ void register_compare(CLI::App& app, Context& ctx) {
             c["compute_format"] = row.r.compute_format;
             c["weights_only_tokens_per_s"] = p.weights_only_tokens_per_s;
             c["decode_tokens_per_s"] = p.decode_tokens_per_s;
+            c["runtime"] = row.r.runtime;
+            const auto& band = o->batch == 1 ? row.r.decode_band : row.r.batched_band;
+            c["typical_measured_tokens_per_s"] = band ? nlohmann::json(reports::expected_range(p.decode_tokens_per_s, band)) : nlohmann::json();
             c["ttft_s"] = p.ttft_s;
             c["bound"] = p.bound;
             c["usd_per_mtok_output"] = row.r.has_price ? nlohmann::json(p.usd_per_mtok_output) : nlohmann::json(nullptr);
@@ -95,10 +99,12 @@ void register_compare(CLI::App& app, Context& ctx) {
       t.title = "compare: " + model.id + ", weights " + plan.weights + ", batch " + std::to_string(o->batch) +
                 (o->simple ? " (the seeds' model)" : "");
       t.headers = {"chip", "memory", "bandwidth", "fits", "law ceiling tok/s", "modeled tok/s", "TTFT", "$/Mtok out", "J/token"};
+      if (runtime) t.headers.insert(t.headers.begin() + 6, "typical measured tok/s");
       for (const auto& row : rows) {
         if (!row.error.empty()) {
           t.rows.push_back({row.chip.id, reports::bytes(row.chip.memory_bytes), reports::rate_bytes(row.chip.memory_bandwidth_bytes_per_s),
                             "n/a", "n/a", "n/a", "n/a", "n/a", row.error});
+          if (runtime) t.rows.back().insert(t.rows.back().begin() + 6, "n/a");
           continue;
         }
         const auto& p = row.r.points[0];
@@ -106,7 +112,13 @@ void register_compare(CLI::App& app, Context& ctx) {
                           p.fits ? "yes" : "NO (won't load)", reports::sig(p.weights_only_tokens_per_s), reports::sig(p.decode_tokens_per_s),
                           reports::seconds(p.ttft_s), row.r.has_price ? reports::usd(p.usd_per_mtok_output) : "n/a",
                           row.r.has_power ? reports::sig(p.joules_per_token) : "n/a"});
+        if (runtime)
+          t.rows.back().insert(t.rows.back().begin() + 6,
+                               reports::expected_range(p.decode_tokens_per_s, o->batch == 1 ? row.r.decode_band : row.r.batched_band));
       }
+      if (runtime)
+        t.footnotes.push_back("runtime profile " + runtime->id + " (hwdb/runtimes/" + runtime->id + ".yaml); typical measured = the "
+                              "prediction under the profile's held-out error band on that chip's architecture (- : no band)");
       t.footnotes.push_back("law ceiling = bandwidth / weight bytes read per token (seed 002); modeled adds KV reads, efficiency and compute");
       t.footnotes.push_back("chips marked NO cannot hold the weights, KV and overhead: their speeds are what they would reach if it fit");
       t.footnotes.push_back("prices are the cards' illustrative rental rates; see rooftop hw show ID for sources");

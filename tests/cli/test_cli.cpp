@@ -233,6 +233,19 @@ TEST_CASE("speed --runtime: the done-when command prints a prediction with its b
   CHECK(one_line(bad.err));
   CHECK(bad.err.find("llama.cpp") != std::string::npos);
   CHECK(cli({"speed", "--model", "llama-3.1-8b", "--runtime", "vllm", "--simple"}).code == 2);
+  CHECK(cli({"compare", "--model", "llama-3.1-8b", "--runtime", "vllm", "--simple"}).code == 2);
+  // compare: the band's range brackets each chip's prediction (p10 <= 0 <= p90 is not guaranteed, so only order).
+  auto c = json_of({"compare", "--model", "llama-3.1-8b", "--precision", "q4_k_m", "--runtime", "llama.cpp"});
+  int banded = 0;
+  for (const auto& chip : c["chips"]) {
+    if (!chip.contains("typical_measured_tokens_per_s") || chip["typical_measured_tokens_per_s"].is_null()) continue;
+    const std::string range = chip["typical_measured_tokens_per_s"];
+    const double lo = std::stod(range.substr(0, range.find('-'))), hi = std::stod(range.substr(range.find('-') + 1));
+    CHECK(lo < hi);
+    CHECK(chip["runtime"] == "llama.cpp");
+    ++banded;
+  }
+  CHECK(banded > 10);
 }
 
 TEST_CASE("validate --published: summary by class, engine, chip and format; JSON and HTML", "[runtime]") {
