@@ -32,12 +32,40 @@ bool is_integer_quantized(FormatFamily f) {
   return f == FormatFamily::int8 || f == FormatFamily::kquant || f == FormatFamily::legacy || f == FormatFamily::int4;
 }
 
+std::string vendor_of(std::string_view arch) {
+  if (arch == "pascal" || arch == "volta" || arch == "turing" || arch == "ampere" || arch == "ada" || arch == "hopper" ||
+      arch == "blackwell")
+    return "nvidia";
+  if (arch.substr(0, 6) == "apple-") return "apple";
+  if (arch.substr(0, 4) == "rdna" || arch.substr(0, 4) == "cdna") return "amd";
+  if (arch == "tpu") return "google";
+  if (arch == "trainium") return "aws";
+  if (arch == "zen4" || arch == "x86" || arch == "armv9" || arch == "arm") return "cpu";
+  return "";
+}
+
+const std::vector<std::string>& vendor_names() {
+  static const std::vector<std::string> names = {"nvidia", "apple", "amd", "google", "aws", "cpu"};
+  return names;
+}
+
 double RuntimeProfile::lookup(const std::map<std::string, double>& table, std::string_view family,
                               std::string_view arch, double fallback) {
-  const std::string f(family), a(arch.empty() ? "*" : arch);
-  for (const std::string& key : {f + "/" + a, f + "/*", "*/" + a, std::string("*/*")})
+  const std::string f(family), a(arch.empty() ? "*" : arch), v(vendor_of(arch).empty() ? "*" : vendor_of(arch));
+  for (const std::string& key : {f + "/" + a, f + "/" + v, f + "/*", "*/" + a, "*/" + v, std::string("*/*")})
     if (auto it = table.find(key); it != table.end()) return it->second;
   return fallback;
+}
+
+const std::vector<std::string>& RuntimeProfile::architecture_terms() {
+  static const std::vector<std::string> terms = {"per_layer_s", "attention_fraction", "prefill_attention_fraction"};
+  return terms;
+}
+
+double RuntimeProfile::term_on(const std::string& term, double scalar, std::string_view arch) const {
+  if (arch.empty()) return scalar;
+  auto it = by_architecture.find(term + "/" + std::string(arch));
+  return it == by_architecture.end() ? scalar : it->second;
 }
 
 const ErrorBand* RuntimeProfile::band(std::string_view metric_class, std::string_view arch) const {
@@ -85,9 +113,9 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
     r.small_batch_flops = p.small_batch_fp32_multiple * fp32.value_or(0);
     if (!(r.small_batch_flops > 0)) r.small_batch_tokens = 0;  // no vector-unit rate on the card: the tensor path
   }
-  r.attention_fraction = p.attention_fraction;
-  r.prefill_attention_fraction = p.prefill_attention_fraction;
-  r.per_layer_s = p.per_layer_s;
+  r.attention_fraction = p.term_on("attention_fraction", p.attention_fraction, chip.architecture);
+  r.prefill_attention_fraction = p.term_on("prefill_attention_fraction", p.prefill_attention_fraction, chip.architecture);
+  r.per_layer_s = p.term_on("per_layer_s", p.per_layer_s, chip.architecture);
   r.per_step_s = p.per_step_s;
   r.collective_latency_s = p.collective_latency_s;
   r.link_bw = link_bytes_per_s * p.bus_bandwidth_fraction;

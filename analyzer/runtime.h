@@ -28,6 +28,11 @@ const char* format_family_name(FormatFamily f);
 bool is_integer_quantized(FormatFamily f);  // int8, kquant, legacy, int4: dequantized in the kernel
 const std::vector<std::string>& format_family_names();
 
+// The vendor of an architecture (nvidia, apple, amd, google, aws, cpu): one software stack (CUDA, Metal, ROCm)
+// per vendor, so profiles key a level of their tables on it between the family and the architecture.
+std::string vendor_of(std::string_view arch);
+const std::vector<std::string>& vendor_names();
+
 // An expected error band: the spread of (predicted / measured - 1) over a runtime's records, from its fit's
 // leave-one-source-out predictions.
 struct ErrorBand {
@@ -39,7 +44,8 @@ struct ErrorBand {
 struct RuntimeProfile {
   std::string id, name, description;
   std::vector<std::string> engines;  // engine names of published records this profile predicts
-  // Tables keyed "<format family>/<architecture>" with "*" wildcards; lookup() takes the most specific.
+  // Tables keyed "<format family>/<architecture or vendor>" with "*" wildcards; lookup() takes the most specific:
+  // family/architecture, family/vendor, family/*, */architecture, */vendor, */*.
   std::map<std::string, double> decode_bandwidth_fraction;  // of datasheet bandwidth: weight streaming in decode
   std::map<std::string, double> gemm_fraction;              // of the tensor peak: matmuls over many tokens
   int64_t small_batch_tokens = 0;        // passes of at most this many tokens run quantized matmuls off the tensor cores
@@ -56,6 +62,11 @@ struct RuntimeProfile {
   double memory_fraction = 0.9;          // of device memory given to weights + KV cache
   double moe_expert_fraction = 1;        // routed tokens land uniformly on this fraction of the experts (1 = uniform)
   std::string quantized_kv;              // KV format with fp8/fp4 weights when a run states none ("" = 16-bit)
+  // One architecture's own value of a scalar term, keyed "<term>/<architecture>" (per_layer_s, attention_fraction,
+  // prefill_attention_fraction): a backend's launch costs and attention kernels differ by GPU generation.
+  std::map<std::string, double> by_architecture;
+  static const std::vector<std::string>& architecture_terms();
+  double term_on(const std::string& term, double scalar, std::string_view arch) const;
   bool use_calibration = false;          // `rooftop`: this project's calibrated kernel rates where the chip has them
   std::map<std::string, std::string> provenance;  // term -> "stated: <source>" or "fitted: <records, error>"
   std::vector<ErrorBand> bands;

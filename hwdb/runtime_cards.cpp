@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <iomanip>
@@ -67,7 +68,8 @@ struct Reader {
       const auto slash = k.find('/');
       const std::string fam = k.substr(0, slash), arch = slash == std::string::npos ? "" : k.substr(slash + 1);
       const bool fam_ok = fam == "*" || std::find(fams.begin(), fams.end(), fam) != fams.end();
-      const bool arch_ok = arch == "*" || std::find(archs.begin(), archs.end(), arch) != archs.end();
+      const bool arch_ok = arch == "*" || std::find(archs.begin(), archs.end(), arch) != archs.end() ||
+                           std::find(vendor_names().begin(), vendor_names().end(), arch) != vendor_names().end();
       if (slash == std::string::npos || !fam_ok || !arch_ok) {
         std::string f;
         for (const auto& x : fams) f += (f.empty() ? "" : ", ") + x;
@@ -112,6 +114,22 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
          p.multi_device = r.text(n, k);
          if (p.multi_device != "tensor" && p.multi_device != "pipeline")
            r.fail(n, k, "got '" + printable(p.multi_device) + "'; expected tensor or pipeline");
+       }},
+      {"by_architecture", [&](auto& n, auto& k) {
+         if (!n.IsMap()) r.fail(n, k, "expected a map of '<term>/<architecture>' -> value");
+         const auto& terms = RuntimeProfile::architecture_terms();
+         const auto& archs = architectures();
+         for (const auto& kv : n) {
+           const std::string key = r.text(kv.first, k);
+           const auto slash = key.find('/');
+           const std::string term = key.substr(0, slash), arch = slash == std::string::npos ? "" : key.substr(slash + 1);
+           if (std::find(terms.begin(), terms.end(), term) == terms.end() || std::find(archs.begin(), archs.end(), arch) == archs.end())
+             r.fail(kv.first, k, "key '" + printable(key) + "' is not '<term>/<architecture>' with term per_layer_s, "
+                                 "attention_fraction or prefill_attention_fraction and an architecture of the chip cards");
+           const double v = term == "per_layer_s" ? r.number(kv.second, k + "." + key, 0, 0.1, false)
+                                                  : r.number(kv.second, k + "." + key, 0, 1, true);
+           if (!p.by_architecture.emplace(key, v).second) r.fail(kv.first, k, "duplicate key '" + key + "'");
+         }
        }},
       {"quantized_kv", [&](auto& n, auto& k) {
          p.quantized_kv = r.text(n, k);
@@ -227,6 +245,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   };
   table("decode_bandwidth_fraction", p.decode_bandwidth_fraction);
   table("gemm_fraction", p.gemm_fraction);
+  table("by_architecture", p.by_architecture);
   y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
     << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s << "\nattention_fraction: " << p.attention_fraction
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)

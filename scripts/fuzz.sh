@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz every parser of outside input with libFuzzer (clang, ASan + UBSan), then replay the regression
 # corpus. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET ...]
-#   targets: gguf hf_config cards calibration tokenizer published (default: all)
+#   targets: gguf hf_config cards calibration tokenizer published runtime (default: all)
 # A crash, a hang (> 5 s on one input) or memory above 2 GB fails the run; the input that did it is
 # kept under $ROOFTOP_FUZZ_OUT (default build-san/findings) with the command to reproduce it.
 # Longer local session: scripts/fuzz.sh 600   (10 minutes per target, two targets at a time).
@@ -13,7 +13,7 @@ case "$SECONDS_PER_TARGET" in
   ''|*[!0-9]*|0) echo "fuzz.sh: seconds per target must be a whole number >= 1 (got '$SECONDS_PER_TARGET')" >&2; exit 2 ;;
 esac
 TARGETS=("$@")
-((${#TARGETS[@]})) || TARGETS=(gguf hf_config cards calibration tokenizer published)
+((${#TARGETS[@]})) || TARGETS=(gguf hf_config cards calibration tokenizer published runtime)
 source "$ROOT/scripts/san-build.sh"
 BUILD="$SAN_BUILD"
 OUT="${ROOFTOP_FUZZ_OUT:-$BUILD/findings}"

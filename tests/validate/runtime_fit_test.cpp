@@ -202,7 +202,9 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
 }
 
 namespace {
-// A toy dataset: llama-3.1-8b decode (tg128) on three chips from three sources, "measured" under a known profile.
+// A toy dataset: llama-3.1-8b decode (tg128) and prefill on three chips from three sources, "measured" under a
+// known profile. 60 records per source: the fit's prior (the stated 80% / 70% / 15 µs) weighs little against them.
+constexpr int kPerSource = 60;
 struct Toy {
   hwdb::Database chips = hwdb::load();
   models::Database models = models::load();
@@ -218,7 +220,7 @@ struct Toy {
     profiles = {generic_profile(false), start};
     for (size_t s = 0; s < source_scale.size(); ++s) {
       data.sources.push_back({"src" + std::to_string(s) + ".yaml", "u", "t", "w", "2025", "toy-engine", "1"});
-      for (int i = 0; i < 12; ++i) {
+      for (int i = 0; i < kPerSource; ++i) {
         validate::PublishedRecord r;
         r.source = static_cast<int>(s);
         r.hw = hw[static_cast<size_t>(i) % hw.size()];
@@ -265,10 +267,10 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
     Toy toy(truth, {1.0, 1.0, 1.0});
     const auto fit = toy.fit();
     CHECK(fit.sources == 3);
-    REQUIRE(fit.held_out.size() == 36);  // 3 sources x 12 records, each predicted once held out
-    for (const auto& p : fit.in_sample) CHECK(std::fabs(p.error()) < 0.03);
-    for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.05);
-    CHECK(RuntimeProfile::lookup(fit.profile.decode_bandwidth_fraction, "float", "ampere", 0) == Approx(0.62).epsilon(0.03));
+    REQUIRE(fit.held_out.size() == 3 * kPerSource);  // each record predicted once, held out with its source
+    for (const auto& p : fit.in_sample) CHECK(std::fabs(p.error()) < 0.04);
+    for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.06);
+    CHECK(RuntimeProfile::lookup(fit.profile.decode_bandwidth_fraction, "float", "ampere", 0) == Approx(0.62).epsilon(0.05));
   }
   SECTION("one source measured 2x slower: held out, it is predicted from the other two (about +100%)") {
     Toy toy(truth, {1.0, 1.0, 0.5});
@@ -282,7 +284,7 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
       }
     for (const auto& p : fit.in_sample)
       if (p.source == 2) in_slow += p.error();
-    REQUIRE(n == 12);
+    REQUIRE(n == kPerSource);
     // Predicted from sources 0 and 1 alone (the truth), source 2's values are half: error +100%.
     CHECK(held_slow / n == Approx(1.0).epsilon(0.05));
     // In-sample, source 2 pulls the fit towards itself: its own error is smaller.
@@ -290,7 +292,7 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
     // Bands come from the held-out errors: the 90th percentile reaches source 2's +100%.
     const ErrorBand* all = fit.profile.band("*", "");
     REQUIRE(all != nullptr);
-    CHECK(all->records == 36);
+    CHECK(all->records == 3 * kPerSource);
     CHECK(all->p90 > 0.9);
   }
 }
