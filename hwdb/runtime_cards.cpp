@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <map>
@@ -223,9 +224,19 @@ RuntimeProfile find_runtime(const std::vector<RuntimeProfile>& all, std::string_
 std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header) {
   std::ostringstream y;
   y << std::setprecision(4);
+  // A YAML double-quoted scalar: quotes and backslashes escaped, control characters as \xNN (raw ones are not
+  // allowed in YAML), so any text the parser accepted reads back.
   auto quote = [](const std::string& s) {
     std::string o = "\"";
-    for (char c : s) o += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    for (char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '"' || c == '\\') o += std::string("\\") + c;
+      else if (u < 0x20 || u == 0x7f) {
+        char buf[5];
+        std::snprintf(buf, sizeof buf, "\\x%02x", u);
+        o += buf;
+      } else o += c;
+    }
     return o + "\"";
   };
   std::istringstream h(header);
@@ -255,7 +266,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
     << "\nmoe_expert_fraction: " << p.moe_expert_fraction << "\nuse_calibration: " << (p.use_calibration ? "true" : "false") << "\n";
   if (!p.provenance.empty()) {
     y << "provenance:\n";
-    for (const auto& [k, v] : p.provenance) y << "  " << k << ": " << quote(v) << "\n";
+    for (const auto& [k, v] : p.provenance) y << "  " << quote(k) << ": " << quote(v) << "\n";
   }
   if (!p.bands.empty()) {
     y << "bands:\n";

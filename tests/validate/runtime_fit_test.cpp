@@ -199,6 +199,11 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   CHECK(back.per_layer_s == Approx(p.per_layer_s).epsilon(1e-3));
   CHECK(back.multi_device == p.multi_device);
   CHECK(back.bands.size() == p.bands.size());
+  // Text the parser accepts reads back whatever it holds (a fuzz finding: a key with a space, control characters).
+  RuntimeProfile odd = p;
+  odd.provenance["a key: with \"quotes\""] = std::string("tab\there, escape \x1b, bell \x07, \\ and \"");
+  const RuntimeProfile odd_back = hwdb::parse_runtime_card(hwdb::runtime_card_yaml(odd, "h"), "odd.yaml");
+  CHECK(odd_back.provenance.at("a key: with \"quotes\"") == odd.provenance.at("a key: with \"quotes\""));
 }
 
 namespace {
