@@ -1,18 +1,31 @@
 // Llama layers: x += Wo attn(rope(Wq n(x)), rope(Wk n(x)), Wv n(x)); x += Wd (silu(Wg n(x)) * Wu n(x)).
 #include "engine/forward.h"
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cpu/fused.h"
 
 namespace rooftop::engine {
 
 using kernels::WeightView;
 
-Forward::Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool)
-    : model_(model), pool_(pool),
-      cache_(model.cfg.layers, capacity, model.cfg.kv_heads, model.cfg.head_dim) {}
+Forward::Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool, int64_t sequences)
+    : model_(model), pool_(pool) {
+  if (sequences < 1) throw InternalError("Forward: at least one sequence");
+  for (int64_t s = 0; s < sequences; ++s)
+    caches_.emplace_back(model.cfg.layers, capacity, model.cfg.kv_heads, model.cfg.head_dim);
+}
 
-void Forward::check_tokens(std::span<const int32_t> tokens) const {
+void Forward::seek(int64_t n) {
+  for (KvCache& c : caches_) {
+    if (n <= c.length()) c.truncate(n);
+    else c.set_length(n);
+  }
+}
+
+void Forward::check_tokens(std::span<const int32_t> tokens, int64_t seq) const {
+  if (seq < 0 || seq >= sequences())
+    throw InternalError("Forward: sequence " + std::to_string(seq) + " outside 0.." + std::to_string(sequences() - 1));
+  const KvCache& cache_ = caches_[size_t(seq)];
   for (int32_t t : tokens)
     if (t < 0 || t >= model_.cfg.vocab)
       throw InputError("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
@@ -28,8 +41,9 @@ void Forward::embed(int32_t token, float* out) {
   kernels::dequantize_row(e.format, e.data + int64_t(token) * rb, {out, size_t(e.k)});
 }
 
-std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool all_logits) {
-  check_tokens(tokens);
+std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool all_logits, int64_t seq) {
+  check_tokens(tokens, seq);
+  KvCache& cache_ = caches_[size_t(seq)];
   const LlamaConfig& c = model_.cfg;
   const int64_t n = int64_t(tokens.size());
   if (n == 0) throw InputError("the prompt is empty: at least one token is needed");
@@ -84,7 +98,8 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
 
 std::span<const float> Forward::decode(int32_t token) {
   const int32_t one[1] = {token};
-  check_tokens(one);
+  check_tokens(one, 0);
+  KvCache& cache_ = caches_[0];
   const LlamaConfig& c = model_.cfg;
   const int64_t D = c.dim, qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim, F = c.ffn_dim;
   const int64_t pos = cache_.length();
@@ -131,6 +146,59 @@ std::span<const float> Forward::decode(int32_t token) {
   kernels::rmsnorm(cs(x_, D), model_.output_norm, c.rms_eps, sp(xn_, D));
   matvec(model_.output, cs(xn_, D), sp(logits_, c.vocab));  // logits (V)
   return {logits_.data(), size_t(c.vocab)};
+}
+
+std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
+  const int64_t n = int64_t(tokens.size());
+  if (n < 1 || n > sequences())
+    throw InternalError("Forward: a batch of " + std::to_string(n) + " tokens for " + std::to_string(sequences()) +
+                        " sequences");
+  for (int64_t i = 0; i < n; ++i) check_tokens(tokens.subspan(size_t(i), 1), i);
+  const LlamaConfig& c = model_.cfg;
+  const int64_t D = c.dim, qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim, F = c.ffn_dim;
+  auto grow = [](std::vector<float>& v, int64_t size) {
+    if (int64_t(v.size()) < size) v.resize(size_t(size));
+  };
+  grow(x_, n * D); grow(xn_, n * D); grow(q_, n * qd); grow(k_, n * kvd); grow(v_, n * kvd); grow(att_, n * qd);
+  grow(o_, n * D); grow(h_, n * F); grow(logits_, n * c.vocab);
+  auto sp = [](std::vector<float>& v, int64_t off, int64_t size) { return std::span<float>(v.data() + off, size_t(size)); };
+  auto cs = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
+  for (int64_t i = 0; i < n; ++i) embed(tokens[size_t(i)], x_.data() + i * D);  // x (n, D)
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const LayerWeights& w = model_.layers[size_t(l)];
+    for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(sp(x_, i * D, D), w.attn_norm, c.rms_eps, sp(xn_, i * D, D));
+    // q (n, H*d), k and v (n, Hk*d) of all sequences in one region, each weight block read once
+    const kernels::GemvBatchTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}};
+    kernels::gemv_batch_multi(qkv, cs(xn_, n * D), n, pool_);
+    for (int64_t i = 0; i < n; ++i) {
+      KvCache& kv = caches_[size_t(i)];
+      const int64_t pos = kv.length();
+      kernels::rope(sp(q_, i * qd, qd), c.heads, c.head_dim, pos, c.rope_base);
+      kernels::rope(sp(k_, i * kvd, kvd), c.kv_heads, c.head_dim, pos, c.rope_base);
+      std::copy_n(k_.data() + i * kvd, kvd, kv.k_row(l, pos));
+      std::copy_n(v_.data() + i * kvd, kvd, kv.v_row(l, pos));
+    }
+    // every sequence's attention in one region: a worker runs whole sequences (nested calls run serially)
+    pool_.parallel_for(n, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b; i < e; ++i) {
+        const KvCache& kv = caches_[size_t(i)];
+        kernels::attention_decode(sp(q_, i * qd, qd), c.heads, kv.view(l), kv.length() + 1, sp(att_, i * qd, qd), pool_);
+      }
+    });
+    kernels::gemv_batch(w.wo, cs(att_, n * qd), n, sp(o_, 0, n * D), pool_);
+    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(sp(x_, i * D, D), w.ffn_norm, c.rms_eps, sp(xn_, i * D, D));
+    kernels::gemv_batch_swiglu(w.gate, w.up, cs(xn_, n * D), n, sp(h_, 0, n * F), pool_);  // h (n, F)
+    kernels::gemv_batch(w.down, cs(h_, n * F), n, sp(o_, 0, n * D), pool_);
+    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    KvCache& kv = caches_[size_t(i)];
+    kv.set_length(kv.length() + 1);
+    kernels::rmsnorm(sp(x_, i * D, D), model_.output_norm, c.rms_eps, sp(xn_, i * D, D));
+  }
+  kernels::gemv_batch(model_.output, cs(xn_, n * D), n, sp(logits_, 0, n * c.vocab), pool_);  // logits (n, V)
+  return {logits_.data(), size_t(n * c.vocab)};
 }
 
 }  // namespace rooftop::engine

@@ -15,14 +15,18 @@ namespace rooftop::engine {
 
 class Forward {
  public:
-  // The cache holds up to `capacity` positions (at most the model's context).
-  Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool);
+  // `sequences` independent sequences, each with its own cache of up to `capacity` positions.
+  Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool, int64_t sequences = 1);
 
-  // Prefill: runs tokens (n) at positions [cache.length(), +n) in one batched pass, appends their K/V.
-  // Returns the last token's logits (V); with all_logits, every token's logits (n, V).
-  std::span<const float> prefill(std::span<const int32_t> tokens, bool all_logits = false);
-  // Decode: one token at position cache.length(); returns its logits (V).
+  // Prefill: runs tokens (n) at positions [cache(seq).length(), +n) of sequence `seq` in one batched pass,
+  // appends their K/V. Returns the last token's logits (V); with all_logits, every token's logits (n, V).
+  std::span<const float> prefill(std::span<const int32_t> tokens, bool all_logits = false, int64_t seq = 0);
+  // Decode: one token of sequence 0 at position cache().length(); returns its logits (V).
   std::span<const float> decode(int32_t token);
+  // Batched decode: token i (of n <= sequences) is sequence i's next token, at its own position; every weight
+  // block is read once for all n (gemv_batch), each sequence attends over its own cache. Returns logits (n, V),
+  // row i equal to decode() of sequence i alone up to float reassociation (same int8 activations).
+  std::span<const float> decode_batch(std::span<const int32_t> tokens);
 
   // Decode with fp32 activations (the GEMM kernel on one row) instead of int8-quantized activations in the
   // GEMV: slower, used to measure what the int8 rounding alone changes (tests).
@@ -30,18 +34,22 @@ class Forward {
 
   // Drops the cached positions from n on (0 <= n <= cache().length()), so the next decode runs at position n
   // again: repeated decode steps at one fixed context.
-  void rewind(int64_t n) { cache_.truncate(n); }
+  void rewind(int64_t n) { caches_[0].truncate(n); }
+  // Sets every sequence's length to n (0 <= n <= capacity): the next step runs at position n. Positions no pass
+  // wrote hold zeros; only for timing steps at a fixed context (rooftop validate's synthetic models).
+  void seek(int64_t n);
 
-  const KvCache& cache() const { return cache_; }
+  const KvCache& cache(int64_t seq = 0) const { return caches_[size_t(seq)]; }
+  int64_t sequences() const { return int64_t(caches_.size()); }
   const LlamaModel& model() const { return model_; }
 
  private:
   void embed(int32_t token, float* out);  // out (D)
-  void check_tokens(std::span<const int32_t> tokens) const;
+  void check_tokens(std::span<const int32_t> tokens, int64_t seq) const;
 
   const LlamaModel& model_;
   kernels::ThreadPool& pool_;
-  KvCache cache_;
+  std::vector<KvCache> caches_;  // one per sequence
   bool fp32_activations_ = false;
   // Scratch (sized for the largest n seen).
   std::vector<float> x_, xn_, q_, k_, v_, att_, o_, g_, u_, h_, logits_;

@@ -1,4 +1,4 @@
-// A llama-family model loaded from GGUF: its shape (LlamaConfig) and typed views of every weight.
+// A llama-family model loaded from GGUF (or built in memory, engine/synthetic.h): its shape (LlamaConfig) and typed views of every weight.
 //
 // Dimension legend: D = embedding width, H = query heads, Hk = KV heads, d = head dim (D / H),
 // F = feed-forward width, V = vocabulary, L = layers.
@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "engine/gguf.h"
+#include "base/buffer.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/random_weights.h"
 
 namespace rooftop::engine {
 
@@ -41,6 +43,9 @@ struct LlamaModel {
   std::span<const float> output_norm;  // (D)
   kernels::WeightView output;          // (V, D): output.weight, or token_embd when tied
   bool tied_embeddings = false;
+  // A model built in memory (synthetic_llama) owns its weights here; a file's views point into `file`.
+  std::vector<kernels::RandomWeights> owned_matrices;
+  std::vector<AlignedFloats> owned_vectors;
 
   // Bytes of weights one decode step reads: every matrix and norm once, plus one embedding row.
   int64_t weights_bytes_per_step() const;

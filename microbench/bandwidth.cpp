@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "kernels/cpu/thread_pool.h"
-#include "microbench/buffer.h"
+#include "base/buffer.h"
 #include "microbench/simd_loops.h"
 
 namespace rooftop::microbench {

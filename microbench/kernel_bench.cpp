@@ -10,8 +10,8 @@
 #include "kernels/cpu/fused.h"
 #include "kernels/cpu/half.h"
 #include "kernels/cpu/thread_pool.h"
-#include "microbench/buffer.h"
-#include "microbench/random_weights.h"
+#include "base/buffer.h"
+#include "kernels/cpu/random_weights.h"
 
 #ifdef ROOFTOP_HAVE_CBLAS
 #include <cblas.h>
@@ -38,7 +38,7 @@ AlignedFloats signed_random(int64_t n, uint32_t seed) {
 struct GemvStream::Impl {
   kernels::WeightFormat format;
   int64_t m, k, n;
-  std::vector<RandomWeights> copies;
+  std::vector<kernels::RandomWeights> copies;
   AlignedFloats x, y;  // (n, k), (n, m)
   size_t next = 0;
 };
@@ -88,7 +88,7 @@ KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat
 
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           int64_t n, const TimerOptions& opt) {
-  RandomWeights w = random_weights(format, m, k, 21);
+  kernels::RandomWeights w = random_weights(format, m, k, 21);
   AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
   KernelResult r;
   r.name = std::string("gemm_") + kernels::format_name(format);
@@ -175,7 +175,7 @@ bool have_openblas() { return true; }
 
 KernelResult measure_sgemm_openblas(int threads, int64_t m, int64_t k, int64_t n, const TimerOptions& opt) {
   openblas_set_num_threads(threads);
-  RandomWeights w = random_weights(kernels::WeightFormat::f32, m, k, 21);
+  kernels::RandomWeights w = random_weights(kernels::WeightFormat::f32, m, k, 21);
   AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
   const float* W = reinterpret_cast<const float*>(w.storage.data());
   KernelResult r;
@@ -196,7 +196,7 @@ KernelResult measure_sgemm_openblas(int threads, int64_t m, int64_t k, int64_t n
 KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m,
                                             int64_t k, int64_t n, const TimerOptions& opt) {
   openblas_set_num_threads(pool.size());
-  RandomWeights w = random_weights(format, m, k, 21);
+  kernels::RandomWeights w = random_weights(format, m, k, 21);
   AlignedFloats Wf(m * k, 24), X = signed_random(n * k, 22), Y(n * m, 23);
   const int64_t rb = kernels::row_bytes(format, k);
   KernelResult r;

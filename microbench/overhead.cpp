@@ -8,7 +8,7 @@
 
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_pool.h"
-#include "microbench/buffer.h"
+#include "base/buffer.h"
 
 namespace rooftop::microbench {
 namespace {

@@ -7,7 +7,7 @@
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/kernel_bench.h"
 #include "microbench/overhead.h"
-#include "microbench/random_weights.h"
+#include "kernels/cpu/random_weights.h"
 #include "microbench/validate_summary.h"
 
 namespace rooftop::microbench {
@@ -28,7 +28,7 @@ RegionStartResult measure_region_start(kernels::ThreadPool& pool, double llc_byt
     const double bytes = static_cast<double>(s.m * kernels::row_bytes(s.format, s.k));
     // Separate allocations (each its own mapping at these sizes), as a model's matrices are.
     const int copies = static_cast<int>(std::max(8.0, std::ceil(4 * llc_bytes / bytes)));
-    std::vector<RandomWeights> chain;
+    std::vector<kernels::RandomWeights> chain;
     chain.reserve(static_cast<size_t>(copies));
     for (int i = 0; i < copies; ++i) chain.push_back(random_weights(s.format, s.m, s.k, 101 + static_cast<uint32_t>(i)));
     std::vector<float> x(static_cast<size_t>(s.k)), y(static_cast<size_t>(s.m));

@@ -13,7 +13,7 @@ namespace rooftop::microbench {
 // max(memory, compute) at the calibrated bandwidth, 2 + per-format kernel rates, 3 + fixed costs (full).
 inline constexpr int kTermSets = 4;
 
-// One point of `rooftop validate`: a synthetic decode step (or a prompt's prefill) of a model shape in
+// One point of `rooftop validate`: the engine's decode step (or a prompt's prefill) over a synthetic model of a real shape in
 // one weight format. Per-token figures of a batch-B step: weights / B + one sequence's KV.
 struct ValidatePoint {
   std::string model;            // "smollm2-135m"

@@ -17,6 +17,7 @@
 
 #include "analyzer/memory.h"
 #include "analyzer/speed.h"
+#include "analyzer/work.h"
 #include "hwdb/calibration.h"
 #include "engine/forward.h"
 #include "hwdb/host_cpu.h"
@@ -121,6 +122,15 @@ void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
   p.bandwidth_fraction = p.achieved_bandwidth_bytes_per_s / chip.memory_bandwidth_bytes_per_s;
 }
 
+void set_point_work(const ModelSpec& m, ValidatePoint& p) {
+  const bool prefill = p.phase == "prefill";
+  const PassShape shape = prefill ? PassShape{1, p.prompt_tokens, 0, false} : PassShape{p.batch, 1, p.context - 1, false};
+  const PassWork w = pass_work(m, plan_for(p), shape, 4.0);  // fp32 activations, as the CPU kernels keep them
+  p.weight_bytes_per_token = w.weight_bytes / w.tokens;
+  p.kv_read_bytes_per_token = w.kv_read_bytes / w.tokens;
+  p.flops_per_token = w.flops / w.tokens;
+}
+
 namespace {
 
 // What a decode point's rounds sample beside its steps. `memory`: the format's GEMV streamed from DRAM at the
@@ -213,7 +223,7 @@ ValidatePoint measure_probed(const Measure& measure, const ModelSpec& m, const C
   return best;
 }
 
-ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
+ValidatePoint time_point(const ModelSpec& m, WeightFormat f, SyntheticEngine& model, kernels::ThreadPool& pool,
                          int warmup, int repetitions, int64_t batch, const Probe* probe = nullptr,
                          RoundSamples* samples = nullptr) {
   ValidatePoint p;
@@ -222,15 +232,13 @@ ValidatePoint time_point(const ModelSpec& m, WeightFormat f, DecodeModel& model,
   p.context = model.context();
   p.batch = batch;
   p.threads = pool.size();
-  p.weight_bytes_per_token = model.weight_bytes_per_token() / static_cast<double>(batch);
-  p.kv_read_bytes_per_token = model.kv_read_bytes_per_token();
-  p.flops_per_token = model.flops_per_token();
-  if (!probe) set_measured(p, time_decode(model, pool, warmup, repetitions, batch).step_s);
-  else set_measured(p, time_steps([&] { model.step(pool, batch); }, pool, warmup, repetitions, probe, samples));
+  set_point_work(m, p);
+  if (!probe) set_measured(p, time_decode(model, warmup, repetitions, batch));
+  else set_measured(p, time_steps([&] { model.step(batch); }, pool, warmup, repetitions, probe, samples));
   return p;
 }
 
-ValidatePoint time_prefill_point(const ModelSpec& m, WeightFormat f, DecodeModel& model, kernels::ThreadPool& pool,
+ValidatePoint time_prefill_point(const ModelSpec& m, WeightFormat f, SyntheticEngine& model, kernels::ThreadPool& pool,
                                  int warmup, int repetitions, int64_t prompt) {
   ValidatePoint p;
   p.model = m.id;
@@ -239,15 +247,12 @@ ValidatePoint time_prefill_point(const ModelSpec& m, WeightFormat f, DecodeModel
   p.context = prompt;
   p.prompt_tokens = prompt;
   p.threads = pool.size();
-  const double P = static_cast<double>(prompt);
-  p.weight_bytes_per_token = model.weight_bytes_per_token() / P;  // the weights are read once per prompt
-  p.kv_read_bytes_per_token = 0;
-  p.flops_per_token = model.prefill_flops(prompt) / P;
-  const Stats s = time_prefill(model, pool, prompt, warmup, repetitions);
+  set_point_work(m, p);
+  const Stats s = time_prefill(model, prompt, warmup, repetitions);
   p.measured_s_median = s.median;
   p.measured_spread = s.spread;
   p.samples = s.count;
-  p.measured_tokens_per_s = P / s.median;
+  p.measured_tokens_per_s = static_cast<double>(prompt) / s.median;
   p.achieved_bandwidth_bytes_per_s = p.bytes_per_token() * p.measured_tokens_per_s;
   return p;
 }
@@ -265,13 +270,13 @@ int64_t max_of(const std::vector<int64_t>& v) { return v.empty() ? 0 : *std::max
 
 ValidatePoint measure_point(const ModelSpec& m, WeightFormat f, int64_t context, kernels::ThreadPool& pool,
                             int warmup, int repetitions, int64_t batch) {
-  DecodeModel model(m, f, context, 0x5eed, batch);
+  SyntheticEngine model(m, f, context, 0x5eed, pool, batch);
   return time_point(m, f, model, pool, warmup, repetitions, batch);
 }
 
 ValidatePoint measure_prefill_point(const ModelSpec& m, WeightFormat f, int64_t prompt, kernels::ThreadPool& pool,
                                     int warmup, int repetitions) {
-  DecodeModel model(m, f, prompt, 0x5eed, 1, prompt);
+  SyntheticEngine model(m, f, prompt, 0x5eed, pool, 1, prompt);
   return time_prefill_point(m, f, model, pool, warmup, repetitions, prompt);
 }
 
@@ -370,14 +375,7 @@ void measure_file(const SweepConfig& config, const ChipSpec& chip, kernels::Thre
     p.lm_head_format = analyzer_format(lm->output.format);
     p.context = c;
     p.threads = pool.size();
-    p.weight_bytes_per_token = static_cast<double>(lm->weights_bytes_per_step());
-    p.kv_read_bytes_per_token = static_cast<double>(lm->kv_bytes_per_token() * c);
-    // 2 per multiply-add of every matrix but the embedding (one row is read), and attention's QK^T and PV.
-    double macs = static_cast<double>(lm->output.m * lm->output.k);
-    for (const auto& l : lm->layers)
-      for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down})
-        macs += static_cast<double>(w->m * w->k);
-    p.flops_per_token = 2 * macs + 4.0 * lm->cfg.layers * lm->cfg.heads * lm->cfg.head_dim * c;
+    set_point_work(m, p);
     const int32_t next = prompt[static_cast<size_t>(c - 1)];
     auto step = [&] {
       fwd.rewind(c - 1);
@@ -438,7 +436,7 @@ void measure_group(const SweepConfig& config, const ChipSpec& chip, kernels::Thr
       if (!p) p = make_probe(f, m.hidden, batch, pool);
       return Probe{p.get(), roof_key(f, m.hidden, batch), cpu.first.get(), cpu.second};
     };
-    DecodeModel model(m, f, g.max_context, g.seed, g.max_batch, prefill ? g.max_prompt : 0);
+    SyntheticEngine model(m, f, g.max_context, g.seed, pool, g.max_batch, prefill ? g.max_prompt : 0);
     std::vector<int64_t> batches = {1};
     if (g.batched) batches.insert(batches.end(), plan.batches.begin(), plan.batches.end());
     for (int64_t b : g.decode ? batches : std::vector<int64_t>{})

@@ -1,4 +1,4 @@
-// The `rooftop validate` sweep: synthetic decode steps of real model shapes, measured and predicted.
+// The `rooftop validate` sweep: the engine's decode steps and prefills over synthetic models of real shapes, measured and predicted.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -67,6 +67,12 @@ struct SweepResult {
 // the plain law and its error, each term set's prediction (decode), the fraction of the bandwidth reached.
 // Prefill: predicted = prompt / the analyzer's TTFT; the law = the chip's fp32 peak / FLOPs per token.
 void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p);
+
+// A point's bytes and FLOPs per token from the analyzer's per-op work of the pass it times (pass_work, fp32
+// activations): weights, KV read and FLOPs of a decode step of p.batch sequences at p.context, or of a prefill
+// of p.prompt_tokens, over the tokens of that pass. The one accounting the sweep, the file's points and the
+// analyzer share.
+void set_point_work(const ModelSpec& m, ValidatePoint& p);
 
 // The analyzer's precision plan for a point: its format for every weight (the file's points: the embedding's
 // and output's own formats), fp32 KV as the kernels keep it.

@@ -1,4 +1,4 @@
-// rooftop validate: measured synthetic decode steps of real model shapes against the analyzer's predictions.
+// rooftop validate: the engine's forward pass over synthetic models of real shapes, measured against the analyzer.
 #include <unistd.h>
 
 #include <cmath>

@@ -4,9 +4,9 @@
 #include <tuple>
 
 #include "kernels/cpu/kernels.h"
-#include "microbench/buffer.h"
+#include "base/buffer.h"
 #include "microbench/kernel_bench.h"
-#include "microbench/random_weights.h"
+#include "kernels/cpu/random_weights.h"
 #include "microbench/shapes.h"
 #include "suite_common.h"
 
@@ -20,12 +20,12 @@ using namespace microbench;
 using kernels::WeightFormat;
 
 // The most recent weight matrix, kept across a benchmark's repetitions (building one takes ~0.1 s).
-const RandomWeights& weights(WeightFormat f, int64_t m, int64_t k) {
-  static std::unique_ptr<RandomWeights> w;
+const kernels::RandomWeights& weights(WeightFormat f, int64_t m, int64_t k) {
+  static std::unique_ptr<kernels::RandomWeights> w;
   static std::tuple<WeightFormat, int64_t, int64_t> key;
   if (!w || key != std::make_tuple(f, m, k)) {
     w.reset();
-    w = std::make_unique<RandomWeights>(random_weights(f, m, k, 11));
+    w = std::make_unique<kernels::RandomWeights>(random_weights(f, m, k, 11));
     key = {f, m, k};
   }
   return *w;

@@ -3,13 +3,13 @@
 #include <string>
 
 #include "hwdb/host_cpu.h"
-#include "microbench/buffer.h"
+#include "base/buffer.h"
 #include "microbench/simd_loops.h"
 #include "suite_common.h"
 
 namespace rooftop::bench {
 namespace {
-using microbench::AlignedFloats;
+using rooftop::AlignedFloats;
 using microbench::mem_loops;
 
 constexpr int64_t kAlign = 128;  // floats per slice unit (512 bytes)

@@ -81,9 +81,9 @@ TEST_CASE("a sweep with the real file measures the engine's decode at each conte
     CHECK(p.kv_read_bytes_per_token == Approx(46080.0 * p.context));
     CHECK(p.weight_bytes_per_token == Approx(double(smol().weights_bytes_per_step())));
     // FLOPs: 2 x (30 layers x (576 x (576 + 2 x 192 + 576) + 3 x 576 x 1536) + 49152 x 576) + attention
-    // 4 x 30 x 9 x 64 x c.
+    // 4 x 30 x 9 x 64 x c + norms and residual adds 4 x 576 x 3 x 30.
     const double macs = 30.0 * (576.0 * (576 + 2 * 192 + 576) + 3.0 * 576 * 1536) + 49152.0 * 576;
-    CHECK(p.flops_per_token == Approx(2 * macs + 4.0 * 30 * 9 * 64 * p.context));
+    CHECK(p.flops_per_token == Approx(2 * macs + 4.0 * 30 * 9 * 64 * p.context + 4.0 * 576 * 3 * 30));
     CHECK(p.probe_bytes_per_s > 1e9);
     CHECK(p.relative_error == Approx(p.predicted_tokens_per_s / p.measured_tokens_per_s - 1.0).margin(1e-12));
     CHECK((std::isfinite(p.measured_tokens_per_s) && p.measured_tokens_per_s > 0));

@@ -113,21 +113,29 @@ TEST_CASE("summary keeps prefill apart and reports each term set", "[validate]")
 }
 
 TEST_CASE("prefill FLOPs match a hand count", "[validate]") {
-  DecodeModel model(toy2(), kernels::WeightFormat::f32, 8, 5, 1, 8);
-  // 2 layers x (2 x 36864 x 8 + 4 x 4 x 16 x 8 x 9 / 2) + 2 x 256 x 64 = 2 x (589824 + 9216) + 32768.
-  CHECK(model.prefill_flops(8) == 1230848.0);
+  ValidatePoint p;
+  p.format = "f32";
+  p.phase = "prefill";
+  p.prompt_tokens = p.context = 8;
+  set_point_work(toy2(), p);
+  // 2 layers x (2 x 36864 x 8 + 4 x 4 x 16 x 8 x 9 / 2) + 2 x 256 x 64 = 2 x (589824 + 9216) + 32768 = 1230848
+  // FLOPs for the prompt (the LM head for its last token only), + norms and residual adds 8 x 4 x 64 x 3 x 2 =
+  // 12288, over 8 tokens.
+  CHECK(p.flops_per_token * 8 == Approx(1230848.0 + 12288).epsilon(1e-12));
 }
 
-TEST_CASE("batched decode and prefill run to finite logits", "[validate]") {
+TEST_CASE("batched decode and prefill run the engine to finite logits", "[validate]") {
   kernels::ThreadPool pool(2);
-  DecodeModel model(toy2(), kernels::WeightFormat::q4_1, 16, 9, 3, 12);
-  model.step(pool, 3);
+  SyntheticEngine model(toy2(), kernels::WeightFormat::q4_1, 16, 9, pool, 3, 12);
+  model.step(3);
+  CHECK(model.logits().size() == 3 * 256);  // one row of the vocabulary per sequence
   for (float v : model.logits()) REQUIRE(std::isfinite(v));
-  model.prefill(pool, 12);
+  model.prefill(12);
+  CHECK(model.logits().size() == 256);
   for (float v : model.logits()) REQUIRE(std::isfinite(v));
-  CHECK_THROWS_AS(model.step(pool, 4), std::invalid_argument);
-  CHECK_THROWS_AS(model.prefill(pool, 13), std::invalid_argument);
-  CHECK_THROWS_AS(DecodeModel(toy2(), kernels::WeightFormat::f32, 8, 1, 1, 9), std::invalid_argument);
+  CHECK_THROWS_AS(model.step(4), std::invalid_argument);
+  CHECK_THROWS_AS(model.prefill(13), std::invalid_argument);
+  CHECK_THROWS_AS(SyntheticEngine(toy2(), kernels::WeightFormat::f32, 8, 1, pool, 1, 9), std::invalid_argument);
 }
 
 TEST_CASE("measured batch and prefill points carry finite predictions", "[validate]") {

@@ -78,15 +78,24 @@ TEST_CASE("an empty group has no error figures, and the renderers say n/a / null
 
 TEST_CASE("toy shape: bytes and FLOPs per token match a hand count", "[validate]") {
   const ModelSpec m = toy();
-  DecodeModel model(m, kernels::WeightFormat::f32, 32, 7);
+  ValidatePoint p;
+  p.format = "f32";
+  p.context = 32;
+  set_point_work(m, p);
   // Per layer f32 matrices: q 64x64, k 32x64, v 32x64, o 64x64, gate/up 128x64, down 64x128
   //   = 4096 + 2048 + 2048 + 4096 + 8192 + 8192 + 8192 = 36864 elements; x2 layers = 73728; LM head 256x64 = 16384.
-  // Weights: (73728 + 16384) x 4 B = 360448 B; norms: (2 x 2 + 1) x 64 x 4 B = 1280 B.
-  CHECK(model.weight_bytes_per_token() == 361728.0);
+  // Weights: (73728 + 16384) x 4 B = 360448 B; norms: (2 x 2 + 1) x 64 x 4 B = 1280 B; one embedding row 256 B.
+  CHECK(p.weight_bytes_per_token == 361984.0);
   // KV read: 2 (K,V) x 4 B x 2 layers x 32 positions x 2 heads x 16 = 16384 B.
-  CHECK(model.kv_read_bytes_per_token() == 16384.0);
-  // FLOPs: 2 x 90112 matrix elements + 2 layers x 4 x 4 heads x 16 x 32 positions = 180224 + 16384.
-  CHECK(model.flops_per_token() == 196608.0);
+  CHECK(p.kv_read_bytes_per_token == 16384.0);
+  // FLOPs: 2 x 90112 matrix elements + 2 layers x 4 x 4 heads x 16 x 32 positions = 180224 + 16384, + norms and
+  // residual adds 4 x 64 x 3 x 2 layers = 1536.
+  CHECK(p.flops_per_token == 198144.0);
+  // Batch 4: the matrices and norms are shared by 4 tokens, each reads its own embedding row and its own KV.
+  p.batch = 4;
+  set_point_work(m, p);
+  CHECK(p.weight_bytes_per_token == Approx((361728.0 + 4 * 256) / 4));
+  CHECK(p.kv_read_bytes_per_token == 16384.0);
 }
 
 TEST_CASE("a shape the format's blocks do not divide is refused with a reason", "[validate]") {
@@ -94,7 +103,8 @@ TEST_CASE("a shape the format's blocks do not divide is refused with a reason", 
   CHECK(decode_shape_problem(m, kernels::WeightFormat::q8_0).empty());
   const std::string why = decode_shape_problem(m, kernels::WeightFormat::q4_k);  // 64 % 256 != 0
   CHECK(why.find("256") != std::string::npos);
-  CHECK_THROWS_AS(DecodeModel(m, kernels::WeightFormat::q4_k, 8, 1), std::invalid_argument);
+  kernels::ThreadPool pool(1);
+  CHECK_THROWS_AS(SyntheticEngine(m, kernels::WeightFormat::q4_k, 8, 1, pool), std::invalid_argument);
 }
 
 TEST_CASE("one real sweep point on a toy shape gives finite positive numbers", "[validate]") {
@@ -115,12 +125,12 @@ TEST_CASE("one real sweep point on a toy shape gives finite positive numbers", "
 }
 
 TEST_CASE("a decode step over random weights gives finite logits", "[validate]") {
-  DecodeModel model(toy(), kernels::WeightFormat::q8_0, 16, 3);
   kernels::ThreadPool pool(1);
-  for (int i = 0; i < 3; ++i) model.step(pool);
+  SyntheticEngine model(toy(), kernels::WeightFormat::q8_0, 16, 3, pool);
+  for (int i = 0; i < 3; ++i) model.step();
   for (float v : model.logits()) REQUIRE(std::isfinite(v));
   model.set_context(4);
-  model.step(pool);
+  model.step();
   for (float v : model.logits()) REQUIRE(std::isfinite(v));
   CHECK_THROWS_AS(model.set_context(17), std::invalid_argument);
 }

@@ -1,12 +1,12 @@
 // random_weights: quantize a few random rows, then copy them down the matrix.
-#include "microbench/random_weights.h"
+#include "kernels/cpu/random_weights.h"
 
 #include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
 
-namespace rooftop::microbench {
+namespace rooftop::kernels {
 
 RandomWeights random_weights(kernels::WeightFormat format, int64_t m, int64_t k, uint32_t seed) {
   const int64_t rb = kernels::row_bytes(format, k);
@@ -26,4 +26,4 @@ RandomWeights random_weights(kernels::WeightFormat format, int64_t m, int64_t k,
   return w;
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::kernels

@@ -3,17 +3,17 @@
 #include <cstdint>
 
 #include "kernels/cpu/kernels.h"
-#include "microbench/buffer.h"
+#include "base/buffer.h"
 
-namespace rooftop::microbench {
+namespace rooftop::kernels {
 
 struct RandomWeights {
   AlignedBytes storage;     // m * row_bytes(format, k) bytes, every byte written
-  kernels::WeightView view; // W (m, k) over storage
+  WeightView view;          // W (m, k) over storage
 };
 
 // W (m, k) in `format`: 16 distinct rows of values uniform in +-[0.1, 1) (never zero) from mt19937(seed),
 // quantized with kernels::quantize_row, repeated down the m rows (the memory traffic is the real size).
-RandomWeights random_weights(kernels::WeightFormat format, int64_t m, int64_t k, uint32_t seed);
+RandomWeights random_weights(WeightFormat format, int64_t m, int64_t k, uint32_t seed);
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::kernels

@@ -1,5 +1,5 @@
 // Aligned buffers: one random block from mt19937, tiled over the array (fast to fill, still non-zero).
-#include "microbench/buffer.h"
+#include "base/buffer.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-namespace rooftop::microbench {
+namespace rooftop {
 namespace {
 template <class T>
 T* aligned_new(int64_t count) {
@@ -35,4 +35,4 @@ AlignedFloats::AlignedFloats(int64_t n, uint32_t seed) : p_(aligned_new<float>(n
 
 AlignedBytes::AlignedBytes(int64_t n) : p_(aligned_new<std::byte>(n)), n_(n) {}
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop

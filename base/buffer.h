@@ -4,7 +4,7 @@
 #include <memory>
 #include <span>
 
-namespace rooftop::microbench {
+namespace rooftop {
 
 class AlignedFloats {
  public:
@@ -41,4 +41,4 @@ struct AlignedBytes {
   int64_t n_ = 0;
 };
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop

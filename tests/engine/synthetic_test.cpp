@@ -1,0 +1,105 @@
+// The engine over a synthetic llama: batched decode against one sequence at a time, the model's layout.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "base/errors.h"
+#include "engine/forward.h"
+#include "engine/synthetic.h"
+
+using namespace rooftop;
+using namespace rooftop::engine;
+
+namespace {
+
+// hidden 64, 2 layers, 4 heads of 16, 2 KV heads, FFN 128, vocabulary 256.
+LlamaConfig toy() {
+  LlamaConfig c;
+  c.layers = 2;
+  c.dim = 64;
+  c.heads = 4;
+  c.kv_heads = 2;
+  c.head_dim = 16;
+  c.ffn_dim = 128;
+  c.vocab = 256;
+  c.context = 64;
+  return c;
+}
+
+std::vector<int32_t> random_tokens(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> u(0, 255);
+  std::vector<int32_t> t(n);
+  for (auto& x : t) x = u(rng);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("batched decode equals each sequence decoded alone", "[forward][synthetic]") {
+  kernels::ThreadPool pool(2);
+  for (auto f : {kernels::WeightFormat::f32, kernels::WeightFormat::q8_0, kernels::WeightFormat::q4_1}) {
+    const LlamaModel m = synthetic_llama(toy(), f, false, 17);
+    const std::vector<std::vector<int32_t>> prompts = {random_tokens(5, 1), random_tokens(9, 2), random_tokens(2, 3)};
+    const std::vector<int32_t> next = {7, 200, 31};
+    Forward batch(m, 32, pool, 3);
+    for (int64_t s = 0; s < 3; ++s) batch.prefill(prompts[size_t(s)], false, s);
+    batch.decode_batch(next);  // two steps: the second attends over a position the batch itself wrote
+    const auto last = batch.decode_batch(next);
+    const std::vector<float> got(last.begin(), last.end());
+    for (int64_t s = 0; s < 3; ++s) {
+      CHECK(batch.cache(s).length() == int64_t(prompts[size_t(s)].size()) + 2);
+      Forward one(m, 32, pool);
+      one.prefill(prompts[size_t(s)]);
+      one.decode(next[size_t(s)]);
+      const auto ref = one.decode(next[size_t(s)]);
+      float scale = 0, diff = 0;
+      for (size_t v = 0; v < ref.size(); ++v) {
+        scale = std::max(scale, std::abs(ref[v]));
+        diff = std::max(diff, std::abs(ref[v] - got[size_t(s) * 256 + v]));
+        REQUIRE(std::isfinite(got[size_t(s) * 256 + v]));
+      }
+      INFO(kernels::format_name(f) << " sequence " << s << ": max |diff| " << diff << " of " << scale);
+      CHECK(scale > 0);
+      CHECK(diff <= 1e-4f * scale);  // the same int8 activations, summed in another order
+    }
+  }
+}
+
+TEST_CASE("seek sets every sequence's position; bad batches are the caller's bug", "[forward][synthetic]") {
+  kernels::ThreadPool pool(1);
+  const LlamaModel m = synthetic_llama(toy(), kernels::WeightFormat::q8_0, true, 5);
+  Forward f(m, 16, pool, 2);
+  f.seek(9);
+  CHECK(f.cache(0).length() == 9);
+  CHECK(f.cache(1).length() == 9);
+  const int32_t two[2] = {1, 2};
+  CHECK(f.decode_batch(two).size() == 2 * 256);
+  CHECK(f.cache(1).length() == 10);
+  f.seek(3);
+  CHECK(f.cache(0).length() == 3);
+  const int32_t three[3] = {1, 2, 3};
+  CHECK_THROWS_AS(f.decode_batch(three), InternalError);
+  const int32_t bad[2] = {1, 256};  // outside the vocabulary: bad input
+  CHECK_THROWS_AS(f.decode_batch(bad), InputError);
+}
+
+TEST_CASE("synthetic model layout: own storage, tied or not, shapes the format can hold", "[synthetic]") {
+  const LlamaModel tied = synthetic_llama(toy(), kernels::WeightFormat::f32, true, 1);
+  CHECK(tied.output.data == tied.token_embd.data);
+  CHECK(tied.owned_matrices.size() == 1 + 2 * 7);
+  // One decode step reads: layers 2 x (64x64 + 2 x 32x64 + 64x64 + 3 x 128x64) x 4 B = 294912 B, norms
+  // (2 x 2 + 1) x 64 x 4 B = 1280 B, the LM head 256 x 64 x 4 B = 65536 B and one embedding row 256 B.
+  CHECK(tied.weights_bytes_per_step() == 294912 + 1280 + 65536 + 256);
+  const LlamaModel untied = synthetic_llama(toy(), kernels::WeightFormat::q8_0, false, 1);
+  CHECK(untied.output.data != untied.token_embd.data);
+  for (float w : untied.layers[1].ffn_norm) REQUIRE((w >= 0.5f && w < 1.5f));
+  CHECK(synthetic_shape_problem(toy(), kernels::WeightFormat::q4_k).find("256") != std::string::npos);
+  LlamaConfig odd = toy();
+  odd.kv_heads = 3;
+  CHECK_FALSE(synthetic_shape_problem(odd, kernels::WeightFormat::f32).empty());
+  CHECK_THROWS_AS(synthetic_llama(odd, kernels::WeightFormat::f32, true, 1), InputError);
+}
