@@ -14,6 +14,7 @@ const NumberFormat& PrecisionPlan::format_of(ParamClass c) const {
 }
 
 std::string PrecisionPlan::describe() const {
+  if (!stored.empty()) return "file formats (" + stored + ")";
   std::string out = weights;
   bool first = true;
   for (const auto& [cls, f] : per_class) {
@@ -29,13 +30,16 @@ void check_positive(const char* name, int64_t value, int64_t max) {
                      std::to_string(max));
 }
 
-WeightBytes weight_bytes(const ModelSpec& m, const PrecisionPlan& p) {
+WeightBytes weight_bytes(const ModelSpec& m, const PrecisionPlan& p) { return weight_bytes(tensor_groups(m), p); }
+
+WeightBytes weight_bytes(const std::vector<TensorGroup>& groups, const PrecisionPlan& p) {
   WeightBytes w;
-  for (const auto& t : tensor_groups(m)) {
+  for (const auto& t : groups) {
     // Norm vectors and biases stay in fp32/bf16 in every real file; they are tiny either way.
     const NumberFormat& f = t.rows == 1 ? find_format("fp32") : p.format_of(t.cls);
     w.by_class[static_cast<int>(t.cls)] += f.bytes_for(t.rows * t.count, t.cols);
   }
+  for (const auto& [cls, bytes] : p.stored_bytes) w.by_class[static_cast<int>(cls)] = bytes;
   for (double b : w.by_class) w.total += b;
   return w;
 }

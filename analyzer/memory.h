@@ -19,6 +19,11 @@ struct PrecisionPlan {
   std::string weights = "bf16";                    // default for every class
   std::map<ParamClass, std::string> per_class;     // overrides, e.g. experts -> mxfp4
   std::string kv = "bf16";
+  // Bytes of a class as a file stores them (a GGUF's tensor table: mixed formats, fallbacks and all). A class
+  // listed here weighs these bytes instead of its format's arithmetic; its format (per_class) still sets the
+  // rates. `stored` names the file's formats with their bytes ("q4_k 60.2 MB, q6_k 20.1 MB").
+  std::map<ParamClass, double> stored_bytes;
+  std::string stored;
   const NumberFormat& format_of(ParamClass c) const;
   const NumberFormat& kv_format() const { return find_format(kv); }
   std::string describe() const;  // "bf16 (experts mxfp4)"
@@ -31,6 +36,7 @@ struct WeightBytes {
 };
 // Exact bytes of every tensor in its class's format (blocks rounded up per row).
 WeightBytes weight_bytes(const ModelSpec& m, const PrecisionPlan& p);
+WeightBytes weight_bytes(const std::vector<TensorGroup>& groups, const PrecisionPlan& p);  // groups of tensor_groups(m)
 
 // KV bytes one token adds to the cache over all layers, with every layer's full attention:
 // 2 x layers x kv_heads x head_dim x bytes (MLA: layers x (kv_lora_rank + rope dims) x bytes).

@@ -14,17 +14,6 @@ double expected_experts_touched(int64_t experts, int64_t k, double tokens) {
 
 namespace {
 
-// Weight bytes of the groups matching a predicate (in their class's format).
-template <class Pred>
-double group_bytes(const std::vector<TensorGroup>& groups, const PrecisionPlan& p, Pred pred) {
-  double b = 0;
-  for (const auto& t : groups)
-    if (pred(t)) {
-      const NumberFormat& f = t.rows == 1 ? find_format("fp32") : p.format_of(t.cls);
-      b += f.bytes_for(t.rows * t.count, t.cols);
-    }
-  return b;
-}
 template <class Pred>
 double group_params(const std::vector<TensorGroup>& groups, Pred pred) {
   double n = 0;
@@ -67,13 +56,16 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
   const double L = static_cast<double>(m.layers);
   const double d = static_cast<double>(m.hidden);
   const double a = act_bytes_per_value;
+  const WeightBytes stored = weight_bytes(groups, p);  // every class's bytes, as stored (formats or a file's table)
   PassWork w;
   auto cls_is = [](ParamClass c) { return [c](const TensorGroup& t) { return t.cls == c && t.rows > 1; }; };
 
   // Embedding lookup: one row per token, not the whole matrix.
   {
     OpCost o{"embed", "other", p.format_of(ParamClass::embeddings).name};
-    o.weight_bytes = T * p.format_of(ParamClass::embeddings).bytes_for(1, m.hidden);
+    o.weight_bytes = T * (p.stored_bytes.count(ParamClass::embeddings)
+                              ? stored.of(ParamClass::embeddings) / static_cast<double>(m.vocab)
+                              : p.format_of(ParamClass::embeddings).bytes_for(1, m.hidden));
     o.act_bytes = T * d * a;
     w.ops.push_back(o);
   }
@@ -82,7 +74,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     OpCost o{"attn_proj", "matmul", p.format_of(ParamClass::attention).name};
     const double params = group_params(groups, cls_is(ParamClass::attention));
     o.flops = 2.0 * params * T;
-    o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::attention; });
+    o.weight_bytes = stored.of(ParamClass::attention);
     o.widths = group_widths(groups, cls_is(ParamClass::attention));
     const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
                               : static_cast<double>(m.heads * m.head_dim);
@@ -131,7 +123,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     if (params > 0) {
       OpCost o{"ffn", "matmul", p.format_of(ParamClass::dense_ffn).name};
       o.flops = 2.0 * params * T;
-      o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::dense_ffn; });
+      o.weight_bytes = stored.of(ParamClass::dense_ffn);
       o.widths = group_widths(groups, cls_is(ParamClass::dense_ffn));
       const double dense_layers = m.moe ? static_cast<double>(m.moe->dense_layers) : L;
       o.act_bytes = dense_layers * T * (2.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;
@@ -148,7 +140,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       if (params <= 0) continue;
       OpCost o{param_class_name(c), "matmul", p.format_of(c).name};
       o.flops = 2.0 * params * T;
-      o.weight_bytes = group_bytes(groups, p, [c](const TensorGroup& t) { return t.cls == c; });
+      o.weight_bytes = stored.of(c);
       o.widths = group_widths(groups, cls_is(c));
       o.count = moe_layers;
       w.ops.push_back(o);
@@ -163,7 +155,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     w.experts_touched = touched;
     o.widths = group_widths(groups, cls_is(ParamClass::experts));
     o.flops = 2.0 * per_expert * static_cast<double>(e.active_experts) * T;
-    o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::experts; }) *
+    o.weight_bytes = stored.of(ParamClass::experts) *
                      touched / static_cast<double>(e.experts);
     o.act_bytes = moe_layers * T * static_cast<double>(e.active_experts) *
                   (2.0 * d + 3.0 * static_cast<double>(e.expert_ffn)) * a;
@@ -176,7 +168,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     OpCost o{"lm_head", "matmul", p.format_of(c).name};
     const double rows = s.logits_for_all ? T : static_cast<double>(s.seqs);
     o.flops = 2.0 * static_cast<double>(m.vocab) * d * rows;
-    o.weight_bytes = p.format_of(c).bytes_for(m.vocab, m.hidden);
+    o.weight_bytes = p.stored_bytes.count(c) ? stored.of(c) : p.format_of(c).bytes_for(m.vocab, m.hidden);
     o.widths = {{d, 1.0}};
     o.act_bytes = rows * (d * a + static_cast<double>(m.vocab) * 4.0);
     w.ops.push_back(o);
@@ -184,7 +176,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
   // Norms and residual adds: small, memory-side.
   {
     OpCost o{"norms", "other", "fp32"};
-    o.weight_bytes = group_bytes(groups, p, [](const TensorGroup& t) { return t.cls == ParamClass::norms; });
+    o.weight_bytes = stored.of(ParamClass::norms);
     o.flops = T * d * 4.0 * static_cast<double>(m.norms_per_layer + 1) * L;
     o.act_bytes = T * d * a * 4.0 * L;
     o.count = L;

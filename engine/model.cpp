@@ -14,7 +14,7 @@ using kernels::WeightView;
 
 bool kernel_format(uint32_t t) {
   switch (t) {
-    case 0: case 1: case 2: case 3: case 8: case 12: case 14: case 30: return true;
+    case 0: case 1: case 2: case 3: case 6: case 7: case 8: case 12: case 13: case 14: case 30: return true;
     default: return false;
   }
 }
@@ -46,7 +46,7 @@ WeightView matrix(const GgufFile& g, const std::string& name, int64_t rows, int6
                      std::to_string(cols) + ", " + std::to_string(rows) + "]");
   if (!kernel_format(t.type))
     throw InputError(g.path + ": tensor '" + name + "' is " + ggml_type_info(t.type)->name +
-                     ", which the kernels do not read (supported: f32, f16, bf16, q4_0, q4_1, q8_0, q4_k, q6_k)");
+                     ", which the kernels do not read (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k)");
   WeightView w;
   w.format = WeightFormat(t.type);
   w.data = g.tensor_data(t);

@@ -186,7 +186,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   // Prefill GEMM (n = 128): f32 and the int8-friendly formats; OpenBLAS at the same shapes.
   using F = kernels::WeightFormat;
   std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
-  if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q4_k, F::q6_k};
+  if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q4_k, F::q5_k, F::q6_k};
   if (refresh) gemm_formats = opt.refresh_prefill ? opt.refresh_formats : std::vector<F>{};
   for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
     if (refresh && gemm_formats.empty()) break;

@@ -1,4 +1,4 @@
-// ggml/GGUF block layouts (byte-exact with ggml-common.h): q4_0, q4_1, q8_0, q4_K, q6_K.
+// ggml/GGUF block layouts (byte-exact with ggml-common.h): q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K.
 #pragma once
 #include <cstdint>
 
@@ -20,6 +20,19 @@ struct BlockQ4_1 {
   uint16_t m;       // fp16 min
   uint8_t qs[16];
 };
+// value[i] = (q[i] - 16) * d, q 5-bit: the nibble as in q4_0, bit 4 = bit i of qh (little-endian uint32).
+struct BlockQ5_0 {
+  uint16_t d;       // fp16 scale
+  uint8_t qh[4];    // fifth bits of the 32 values
+  uint8_t qs[16];
+};
+// value[i] = q[i] * d + m, q 5-bit as in q5_0.
+struct BlockQ5_1 {
+  uint16_t d;       // fp16 scale
+  uint16_t m;       // fp16 min
+  uint8_t qh[4];
+  uint8_t qs[16];
+};
 // value[i] = q[i] * d.
 struct BlockQ8_0 {
   uint16_t d;       // fp16 scale
@@ -33,6 +46,15 @@ struct BlockQ4K {
   uint8_t scales[12];  // j < 4: sc = s[j] & 63, m = s[j+4] & 63; j >= 4: low 4 bits in s[j+4], top 2 in s[j-4]/s[j] >> 6
   uint8_t qs[128];
 };
+// q4_K with a fifth bit: value = d * sc[j] * q - dmin * m[j], q = nibble as in q4_K + 16 * bit j of qh[l]
+// (element l of sub-block j, l < 32).
+struct BlockQ5K {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[12];  // packed as in q4_K
+  uint8_t qh[32];
+  uint8_t qs[128];
+};
 // 16 sub-blocks of 16: value = d * scales[i / 16] * (q - 32), q 6-bit = 4 low bits in ql, 2 high bits in qh.
 struct BlockQ6K {
   uint8_t ql[128];
@@ -44,6 +66,9 @@ struct BlockQ6K {
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
 static_assert(sizeof(BlockQ8_0) == 34);
+static_assert(sizeof(BlockQ5_0) == 22);
+static_assert(sizeof(BlockQ5_1) == 24);
+static_assert(sizeof(BlockQ5K) == 176);
 static_assert(sizeof(BlockQ4K) == 144);
 static_assert(sizeof(BlockQ6K) == 210);
 
@@ -56,6 +81,11 @@ inline void q4k_scale_min(const uint8_t* s, int j, uint8_t& sc, uint8_t& m) {
     sc = uint8_t((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
     m = uint8_t((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
   }
+}
+
+// The 32 fifth bits of a q5_0 / q5_1 block (bit i = value i).
+inline uint32_t q5_high_bits(const uint8_t qh[4]) {
+  return uint32_t(qh[0]) | uint32_t(qh[1]) << 8 | uint32_t(qh[2]) << 16 | uint32_t(qh[3]) << 24;
 }
 
 }  // namespace rooftop::kernels

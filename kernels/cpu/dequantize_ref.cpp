@@ -30,6 +30,31 @@ void dequant_q4_1(const BlockQ4_1* b, float* y, int64_t nb) {
   }
 }
 
+void dequant_q5_0(const BlockQ5_0* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    const float d = fp16_to_fp32(b[i].d);
+    const uint32_t h = q5_high_bits(b[i].qh);
+    for (int j = 0; j < 16; ++j) {
+      const int q0 = int((b[i].qs[j] & 0xF) | ((h >> j) & 1) << 4), q1 = int((b[i].qs[j] >> 4) | ((h >> (j + 16)) & 1) << 4);
+      y[j] = float(q0 - 16) * d;
+      y[j + 16] = float(q1 - 16) * d;
+    }
+  }
+}
+
+void dequant_q5_1(const BlockQ5_1* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    const float d = fp16_to_fp32(b[i].d), m = fp16_to_fp32(b[i].m);
+    const uint32_t h = q5_high_bits(b[i].qh);
+    for (int j = 0; j < 16; ++j) {
+      const int q0 = int((b[i].qs[j] & 0xF) | ((h >> j) & 1) << 4), q1 = int((b[i].qs[j] >> 4) | ((h >> (j + 16)) & 1) << 4);
+      const float p0 = float(q0) * d, p1 = float(q1) * d;
+      y[j] = p0 + m;
+      y[j + 16] = p1 + m;
+    }
+  }
+}
+
 void dequant_q8_0(const BlockQ8_0* b, float* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, y += 32) {
     const float d = fp16_to_fp32(b[i].d);
@@ -48,6 +73,26 @@ void dequant_q4_k(const BlockQ4K* b, float* y, int64_t nb) {
       const uint8_t* q = b[i].qs + 32 * c;
       for (int l = 0; l < 32; ++l) {
         const float p0 = d0 * float(q[l] & 0xF), p1 = d1 * float(q[l] >> 4);
+        y[l] = p0 - mm0;
+        y[l + 32] = p1 - mm1;
+      }
+      y += 64;
+    }
+  }
+}
+
+void dequant_q5_k(const BlockQ5K* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i) {
+    const float d = fp16_to_fp32(b[i].d), dmin = fp16_to_fp32(b[i].dmin);
+    for (int c = 0; c < 4; ++c) {  // as q4_k; sub-block j's fifth bits are bit j of qh[0..31]
+      uint8_t sc0, m0, sc1, m1;
+      q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
+      q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
+      const float d0 = d * float(sc0), mm0 = dmin * float(m0), d1 = d * float(sc1), mm1 = dmin * float(m1);
+      const uint8_t* q = b[i].qs + 32 * c;
+      for (int l = 0; l < 32; ++l) {
+        const int h0 = (b[i].qh[l] >> (2 * c)) & 1, h1 = (b[i].qh[l] >> (2 * c + 1)) & 1;
+        const float p0 = d0 * float((q[l] & 0xF) | h0 << 4), p1 = d1 * float((q[l] >> 4) | h1 << 4);
         y[l] = p0 - mm0;
         y[l + 32] = p1 - mm1;
       }
@@ -105,8 +150,11 @@ void dequantize_blocks_ref(WeightFormat f, const std::byte* src, float* dst, int
       return;
     case WeightFormat::q4_0: dequant_q4_0(reinterpret_cast<const BlockQ4_0*>(src), dst, nb); return;
     case WeightFormat::q4_1: dequant_q4_1(reinterpret_cast<const BlockQ4_1*>(src), dst, nb); return;
+    case WeightFormat::q5_0: dequant_q5_0(reinterpret_cast<const BlockQ5_0*>(src), dst, nb); return;
+    case WeightFormat::q5_1: dequant_q5_1(reinterpret_cast<const BlockQ5_1*>(src), dst, nb); return;
     case WeightFormat::q8_0: dequant_q8_0(reinterpret_cast<const BlockQ8_0*>(src), dst, nb); return;
     case WeightFormat::q4_k: dequant_q4_k(reinterpret_cast<const BlockQ4K*>(src), dst, nb); return;
+    case WeightFormat::q5_k: dequant_q5_k(reinterpret_cast<const BlockQ5K*>(src), dst, nb); return;
     case WeightFormat::q6_k: dequant_q6_k(reinterpret_cast<const BlockQ6K*>(src), dst, nb); return;
   }
 }

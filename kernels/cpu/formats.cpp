@@ -15,12 +15,15 @@ const char* format_name(WeightFormat f) {
     case WeightFormat::bf16: return "bf16";
     case WeightFormat::q4_0: return "q4_0";
     case WeightFormat::q4_1: return "q4_1";
+    case WeightFormat::q5_0: return "q5_0";
+    case WeightFormat::q5_1: return "q5_1";
     case WeightFormat::q8_0: return "q8_0";
     case WeightFormat::q4_k: return "q4_k";
+    case WeightFormat::q5_k: return "q5_k";
     case WeightFormat::q6_k: return "q6_k";
   }
   throw InputError("unsupported weight format id " + std::to_string(uint32_t(f)) +
-                   "; expected one of f32(0), f16(1), q4_0(2), q4_1(3), q8_0(8), q4_k(12), q6_k(14), bf16(30)");
+                   "; expected one of f32(0), f16(1), q4_0(2), q4_1(3), q5_0(6), q5_1(7), q8_0(8), q4_k(12), q5_k(13), q6_k(14), bf16(30)");
 }
 
 int64_t block_values(WeightFormat f) {
@@ -30,8 +33,11 @@ int64_t block_values(WeightFormat f) {
     case WeightFormat::bf16: return 1;
     case WeightFormat::q4_0:
     case WeightFormat::q4_1:
+    case WeightFormat::q5_0:
+    case WeightFormat::q5_1:
     case WeightFormat::q8_0: return 32;
     case WeightFormat::q4_k:
+    case WeightFormat::q5_k:
     case WeightFormat::q6_k: return kQkValues;
   }
   format_name(f);  // throws for an unknown id
@@ -45,8 +51,11 @@ int64_t block_bytes(WeightFormat f) {
     case WeightFormat::bf16: return 2;
     case WeightFormat::q4_0: return sizeof(BlockQ4_0);
     case WeightFormat::q4_1: return sizeof(BlockQ4_1);
+    case WeightFormat::q5_0: return sizeof(BlockQ5_0);
+    case WeightFormat::q5_1: return sizeof(BlockQ5_1);
     case WeightFormat::q8_0: return sizeof(BlockQ8_0);
     case WeightFormat::q4_k: return sizeof(BlockQ4K);
+    case WeightFormat::q5_k: return sizeof(BlockQ5K);
     case WeightFormat::q6_k: return sizeof(BlockQ6K);
   }
   format_name(f);

@@ -16,7 +16,7 @@ class ThreadPool;  // thread_pool.h
 
 // GGUF tensor types the kernels read. Values equal ggml's type ids, so a GGUF tensor type maps 1:1.
 enum class WeightFormat : uint32_t {
-  f32 = 0, f16 = 1, q4_0 = 2, q4_1 = 3, q8_0 = 8, q4_k = 12, q6_k = 14, bf16 = 30,
+  f32 = 0, f16 = 1, q4_0 = 2, q4_1 = 3, q5_0 = 6, q5_1 = 7, q8_0 = 8, q4_k = 12, q5_k = 13, q6_k = 14, bf16 = 30,
 };
 
 const char* format_name(WeightFormat f);           // "q4_1"

@@ -11,8 +11,11 @@
 namespace rooftop::kernels {
 
 bool gemv_uses_q8_activations(WeightFormat f) {
-  return f == WeightFormat::q4_0 || f == WeightFormat::q4_1 || f == WeightFormat::q8_0 || f == WeightFormat::q4_k ||
-         f == WeightFormat::q6_k;
+  switch (f) {
+    case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q5_0: case WeightFormat::q5_1:
+    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k: case WeightFormat::q6_k: return true;
+    default: return false;
+  }
 }
 
 void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out) {
@@ -59,6 +62,34 @@ float row_q4_1(const BlockQ4_1* w, const Q8Activations& xq, int64_t nb) {
   return acc;
 }
 
+// q5_0: (q - 16) per value; q5_1: q * d + m (the min term from the activation block's sum, as q4_1).
+float row_q5_0(const BlockQ5_0* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = xq.q.data() + b * 32;
+    const uint32_t h = q5_high_bits(w[b].qh);
+    int dot = 0;
+    for (int j = 0; j < 16; ++j)
+      dot += (int((w[b].qs[j] & 0xF) | ((h >> j) & 1) << 4) - 16) * q[j] +
+             (int((w[b].qs[j] >> 4) | ((h >> (j + 16)) & 1) << 4) - 16) * q[j + 16];
+    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
+  }
+  return acc;
+}
+
+float row_q5_1(const BlockQ5_1* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = xq.q.data() + b * 32;
+    const uint32_t h = q5_high_bits(w[b].qh);
+    int dot = 0;
+    for (int j = 0; j < 16; ++j)
+      dot += int((w[b].qs[j] & 0xF) | ((h >> j) & 1) << 4) * q[j] + int((w[b].qs[j] >> 4) | ((h >> (j + 16)) & 1) << 4) * q[j + 16];
+    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot) + fp16_to_fp32(w[b].m) * xq.sum_scaled[size_t(b)];
+  }
+  return acc;
+}
+
 float row_q8_0(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
   float acc = 0;
   for (int64_t b = 0; b < nb; ++b) {
@@ -83,6 +114,25 @@ float row_q4_k(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
       const int8_t* q = xq.q.data() + xb * 32;
       int dot = 0;
       for (int l = 0; l < 32; ++l) dot += int((qs[l] >> shift) & 0xF) * q[l];
+      acc += d * float(sc) * xq.d[size_t(xb)] * float(dot) - dmin * float(m) * xq.sum_scaled[size_t(xb)];
+    }
+  }
+  return acc;
+}
+
+float row_q5_k(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const float d = fp16_to_fp32(w[b].d), dmin = fp16_to_fp32(w[b].dmin);
+    for (int j = 0; j < 8; ++j) {  // sub-block j: nibbles as q4_k, fifth bit j of qh[l]
+      uint8_t sc, m;
+      q4k_scale_min(w[b].scales, j, sc, m);
+      const uint8_t* qs = w[b].qs + 32 * (j / 2);
+      const int shift = 4 * (j % 2);
+      const int64_t xb = b * 8 + j;
+      const int8_t* q = xq.q.data() + xb * 32;
+      int dot = 0;
+      for (int l = 0; l < 32; ++l) dot += int(((qs[l] >> shift) & 0xF) | ((w[b].qh[l] >> j) & 1) << 4) * q[l];
       acc += d * float(sc) * xq.d[size_t(xb)] * float(dot) - dmin * float(m) * xq.sum_scaled[size_t(xb)];
     }
   }
@@ -144,8 +194,11 @@ void gemv_q8_rows_ref(const WeightView& W, const Q8Activations& xq, float* y, in
     switch (W.format) {
       case WeightFormat::q4_0: y[r] = row_q4_0(reinterpret_cast<const BlockQ4_0*>(row), xq, nb); break;
       case WeightFormat::q4_1: y[r] = row_q4_1(reinterpret_cast<const BlockQ4_1*>(row), xq, nb); break;
+      case WeightFormat::q5_0: y[r] = row_q5_0(reinterpret_cast<const BlockQ5_0*>(row), xq, nb); break;
+      case WeightFormat::q5_1: y[r] = row_q5_1(reinterpret_cast<const BlockQ5_1*>(row), xq, nb); break;
       case WeightFormat::q8_0: y[r] = row_q8_0(reinterpret_cast<const BlockQ8_0*>(row), xq, nb); break;
       case WeightFormat::q4_k: y[r] = row_q4_k(reinterpret_cast<const BlockQ4K*>(row), xq, nb); break;
+      case WeightFormat::q5_k: y[r] = row_q5_k(reinterpret_cast<const BlockQ5K*>(row), xq, nb); break;
       case WeightFormat::q6_k: y[r] = row_q6_k(reinterpret_cast<const BlockQ6K*>(row), xq, nb); break;
       default: y[r] = 0; break;  // not an integer-dot format; callers check gemv_uses_q8_activations
     }

@@ -29,7 +29,7 @@ struct Q8Activations {
   }
 };
 
-// True for formats whose GEMV multiplies int8 activations (q4_0, q4_1, q8_0, q4_k, q6_k).
+// True for formats whose GEMV multiplies int8 activations (q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k).
 bool gemv_uses_q8_activations(WeightFormat f);
 
 // Scalar quantizer: x (k), k % 32 == 0. The SIMD quantizers produce identical q, d and sum_scaled.

@@ -38,6 +38,42 @@ void quant_q4_0(const float* x, BlockQ4_0* b, int64_t nb) {
   }
 }
 
+// The 5-bit values q (32) of a q5_0 / q5_1 block into its nibbles and fifth bits.
+template <class Block>
+void pack_q5(const int q[32], Block& b) {
+  uint32_t h = 0;
+  for (int j = 0; j < 16; ++j) {
+    b.qs[j] = uint8_t((q[j] & 0xF) | ((q[j + 16] & 0xF) << 4));
+    h |= uint32_t(q[j] >> 4) << j | uint32_t(q[j + 16] >> 4) << (j + 16);
+  }
+  for (int i = 0; i < 4; ++i) b.qh[i] = uint8_t(h >> (8 * i));
+}
+
+void quant_q5_0(const float* x, BlockQ5_0* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    float amax = 0, vmax = 0;  // value of largest magnitude, with its sign: it maps to q = 0 (-16 * d)
+    for (int j = 0; j < 32; ++j)
+      if (std::fabs(x[j]) > amax) amax = std::fabs(x[j]), vmax = x[j];
+    b[i].d = fp32_to_fp16(vmax / -16.0f);
+    const float d = fp16_to_fp32(b[i].d), id = d != 0 ? 1.0f / d : 0.0f;
+    int q[32];
+    for (int j = 0; j < 32; ++j) q[j] = clamp_round(x[j] * id + 16.0f, 0, 31);
+    pack_q5(q, b[i]);
+  }
+}
+
+void quant_q5_1(const float* x, BlockQ5_1* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    const auto [lo, hi] = std::minmax_element(x, x + 32);
+    b[i].d = fp32_to_fp16((*hi - *lo) / 31.0f);
+    b[i].m = fp32_to_fp16(*lo);
+    const float d = fp16_to_fp32(b[i].d), m = fp16_to_fp32(b[i].m), id = d != 0 ? 1.0f / d : 0.0f;
+    int q[32];
+    for (int j = 0; j < 32; ++j) q[j] = clamp_round((x[j] - m) * id, 0, 31);
+    pack_q5(q, b[i]);
+  }
+}
+
 void quant_q4_1(const float* x, BlockQ4_1* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += 32) {
     const auto [lo, hi] = std::minmax_element(x, x + 32);
@@ -51,39 +87,57 @@ void quant_q4_1(const float* x, BlockQ4_1* b, int64_t nb) {
   }
 }
 
+// q4_K / q5_K: per sub-block of 32, value ~= scale * q - min (q in 0..levels, min >= 0), the 8 scales and mins
+// as 6-bit multiples of the fp16 super-scales d and dmin. Fills d, dmin, the packed scales and q (256 values).
+void kquant_fit(const float* x, int levels, uint16_t& d16, uint16_t& dmin16, uint8_t packed[12], int q[kQkValues]) {
+  float scale[8], mins[8];
+  for (int j = 0; j < 8; ++j) {
+    const auto [lo, hi] = std::minmax_element(x + 32 * j, x + 32 * j + 32);
+    const float mn = std::min(*lo, 0.0f);
+    scale[j] = (*hi - mn) / float(levels);
+    mins[j] = -mn;
+  }
+  const float smax = *std::max_element(scale, scale + 8), mmax = *std::max_element(mins, mins + 8);
+  d16 = fp32_to_fp16(smax / 63.0f);
+  dmin16 = fp32_to_fp16(mmax / 63.0f);
+  const float d = fp16_to_fp32(d16), dmin = fp16_to_fp32(dmin16);
+  uint8_t sc[8], mq[8];
+  for (int j = 0; j < 8; ++j) {
+    sc[j] = uint8_t(d != 0 ? clamp_round(scale[j] / d, 0, 63) : 0);
+    mq[j] = uint8_t(dmin != 0 ? clamp_round(mins[j] / dmin, 0, 63) : 0);
+  }
+  std::memset(packed, 0, 12);
+  for (int j = 0; j < 4; ++j) {
+    packed[j] = uint8_t(sc[j] | ((sc[j + 4] >> 4) << 6));
+    packed[j + 4] = uint8_t(mq[j] | ((mq[j + 4] >> 4) << 6));
+    packed[j + 8] = uint8_t((sc[j + 4] & 0xF) | ((mq[j + 4] & 0xF) << 4));
+  }
+  for (int j = 0; j < 8; ++j) {
+    const float dj = d * float(sc[j]), mj = dmin * float(mq[j]), id = dj != 0 ? 1.0f / dj : 0.0f;
+    for (int l = 0; l < 32; ++l) q[32 * j + l] = clamp_round((x[32 * j + l] + mj) * id, 0, levels);
+  }
+}
+
 void quant_q4_k(const float* x, BlockQ4K* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += kQkValues) {
-    float scale[8], mins[8];  // per sub-block of 32: value ~= scale * q - mins, mins >= 0
-    for (int j = 0; j < 8; ++j) {
-      const auto [lo, hi] = std::minmax_element(x + 32 * j, x + 32 * j + 32);
-      const float mn = std::min(*lo, 0.0f);
-      scale[j] = (*hi - mn) / 15.0f;
-      mins[j] = -mn;
-    }
-    const float smax = *std::max_element(scale, scale + 8), mmax = *std::max_element(mins, mins + 8);
-    b[i].d = fp32_to_fp16(smax / 63.0f);
-    b[i].dmin = fp32_to_fp16(mmax / 63.0f);
-    const float d = fp16_to_fp32(b[i].d), dmin = fp16_to_fp32(b[i].dmin);
-    uint8_t sc[8], mq[8];
-    for (int j = 0; j < 8; ++j) {
-      sc[j] = uint8_t(d != 0 ? clamp_round(scale[j] / d, 0, 63) : 0);
-      mq[j] = uint8_t(dmin != 0 ? clamp_round(mins[j] / dmin, 0, 63) : 0);
-    }
-    std::memset(b[i].scales, 0, 12);
-    for (int j = 0; j < 4; ++j) {
-      b[i].scales[j] = uint8_t(sc[j] | ((sc[j + 4] >> 4) << 6));
-      b[i].scales[j + 4] = uint8_t(mq[j] | ((mq[j + 4] >> 4) << 6));
-      b[i].scales[j + 8] = uint8_t((sc[j + 4] & 0xF) | ((mq[j + 4] & 0xF) << 4));
-    }
-    for (int c = 0; c < 4; ++c) {
-      int q[2][32];
-      for (int h = 0; h < 2; ++h) {
-        const int j = 2 * c + h;
-        const float dj = d * float(sc[j]), mj = dmin * float(mq[j]), id = dj != 0 ? 1.0f / dj : 0.0f;
-        for (int l = 0; l < 32; ++l) q[h][l] = clamp_round((x[32 * j + l] + mj) * id, 0, 15);
+    int q[kQkValues];
+    kquant_fit(x, 15, b[i].d, b[i].dmin, b[i].scales, q);
+    for (int c = 0; c < 4; ++c)  // chunk c: sub-block 2c in the low nibbles, 2c + 1 in the high
+      for (int l = 0; l < 32; ++l) b[i].qs[32 * c + l] = uint8_t(q[64 * c + l] | (q[64 * c + 32 + l] << 4));
+  }
+}
+
+void quant_q5_k(const float* x, BlockQ5K* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += kQkValues) {
+    int q[kQkValues];
+    kquant_fit(x, 31, b[i].d, b[i].dmin, b[i].scales, q);
+    std::memset(b[i].qh, 0, 32);
+    for (int c = 0; c < 4; ++c)
+      for (int l = 0; l < 32; ++l) {
+        const int lo = q[64 * c + l], hi = q[64 * c + 32 + l];
+        b[i].qs[32 * c + l] = uint8_t((lo & 0xF) | ((hi & 0xF) << 4));
+        b[i].qh[l] = uint8_t(b[i].qh[l] | ((lo >> 4) << (2 * c)) | ((hi >> 4) << (2 * c + 1)));
       }
-      for (int l = 0; l < 32; ++l) b[i].qs[32 * c + l] = uint8_t(q[0][l] | (q[1][l] << 4));
-    }
   }
 }
 
@@ -144,8 +198,11 @@ void quantize_row(WeightFormat f, std::span<const float> src, std::byte* dst) {
       return;
     case WeightFormat::q4_0: quant_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), nb); return;
     case WeightFormat::q4_1: quant_q4_1(src.data(), reinterpret_cast<BlockQ4_1*>(dst), nb); return;
+    case WeightFormat::q5_0: quant_q5_0(src.data(), reinterpret_cast<BlockQ5_0*>(dst), nb); return;
+    case WeightFormat::q5_1: quant_q5_1(src.data(), reinterpret_cast<BlockQ5_1*>(dst), nb); return;
     case WeightFormat::q8_0: quant_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), nb); return;
     case WeightFormat::q4_k: quant_q4_k(src.data(), reinterpret_cast<BlockQ4K*>(dst), nb); return;
+    case WeightFormat::q5_k: quant_q5_k(src.data(), reinterpret_cast<BlockQ5K*>(dst), nb); return;
     case WeightFormat::q6_k: quant_q6_k(src.data(), reinterpret_cast<BlockQ6K*>(dst), nb); return;
   }
 }

@@ -46,6 +46,22 @@ inline __m256i unpack_nibbles(const uint8_t* qs) {
 
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
+// 32 bits -> 32 bytes, byte i = 0xFF where bit i is set: byte i / 8 of the word broadcast to lanes 8(i/8)..,
+// then each lane tests its own bit.
+inline __m256i bits_to_bytes(uint32_t bits) {
+  const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                        2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  const __m256i bit = _mm256_set1_epi64x(int64_t(0x8040201008040201ull));
+  const __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32(int(bits)), pick);
+  return _mm256_cmpeq_epi8(_mm256_and_si256(b, bit), bit);
+}
+
+// A q5_0 / q5_1 block's 32 values 0..31 in element order: the nibbles with their fifth bits.
+template <class Block>
+inline __m256i unpack_q5(const Block& b) {
+  return _mm256_or_si256(unpack_nibbles(b.qs), _mm256_and_si256(bits_to_bytes(q5_high_bits(b.qh)), _mm256_set1_epi8(0x10)));
+}
+
 // 8 int32 lanes, each the sum of 4 products u8 * s8 (u in 0..255, s in -127..127; no saturation for our ranges).
 inline __m256i dot_u8s8(__m256i u, __m256i s) {
 #if ROOFTOP_VNNI
@@ -84,6 +100,24 @@ void dequant_q4_1_simd(const BlockQ4_1* b, float* y, int64_t nb) {
   }
 }
 
+void dequant_q5_0_simd(const BlockQ5_0* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    __m256 f[4];
+    i8x32_to_f32(_mm256_sub_epi8(unpack_q5(b[i]), _mm256_set1_epi8(16)), f);
+    const __m256 d = _mm256_set1_ps(h2f(b[i].d));
+    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + 8 * g, _mm256_mul_ps(f[g], d));
+  }
+}
+
+void dequant_q5_1_simd(const BlockQ5_1* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += 32) {
+    __m256 f[4];
+    i8x32_to_f32(unpack_q5(b[i]), f);
+    const __m256 d = _mm256_set1_ps(h2f(b[i].d)), m = _mm256_set1_ps(h2f(b[i].m));
+    for (int g = 0; g < 4; ++g) _mm256_storeu_ps(y + 8 * g, _mm256_add_ps(_mm256_mul_ps(f[g], d), m));
+  }
+}
+
 void dequant_q8_0_simd(const BlockQ8_0* b, float* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, y += 32) {
     __m256 f[4];
@@ -105,6 +139,38 @@ void dequant_q4_k_simd(const BlockQ4K* b, float* y, int64_t nb) {
       __m256 lo[4], hi[4];
       i8x32_to_f32(_mm256_and_si256(q, mask), lo);
       i8x32_to_f32(_mm256_and_si256(_mm256_srli_epi16(q, 4), mask), hi);
+      const __m256 d0 = _mm256_set1_ps(d * float(sc0)), mm0 = _mm256_set1_ps(dmin * float(m0));
+      const __m256 d1 = _mm256_set1_ps(d * float(sc1)), mm1 = _mm256_set1_ps(dmin * float(m1));
+      for (int g = 0; g < 4; ++g) {
+        _mm256_storeu_ps(y + 8 * g, _mm256_sub_ps(_mm256_mul_ps(d0, lo[g]), mm0));
+        _mm256_storeu_ps(y + 32 + 8 * g, _mm256_sub_ps(_mm256_mul_ps(d1, hi[g]), mm1));
+      }
+    }
+  }
+}
+
+// q5_k chunk c (sub-blocks 2c, 2c + 1): the 5-bit values of both, 32 bytes each.
+inline void unpack_q5_k_chunk(const BlockQ5K& b, int c, __m256i& lo, __m256i& hi) {
+  const __m256i mask = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
+  const __m256i q = load32(b.qs + 32 * c), h = load32(b.qh);
+  const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * c), one), 4);
+  const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * c + 1), one), 4);
+  lo = _mm256_or_si256(_mm256_and_si256(q, mask), h0);
+  hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), mask), h1);
+}
+
+void dequant_q5_k_simd(const BlockQ5K* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i) {
+    const float d = h2f(b[i].d), dmin = h2f(b[i].dmin);
+    for (int c = 0; c < 4; ++c, y += 64) {
+      uint8_t sc0, m0, sc1, m1;
+      q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
+      q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
+      __m256i qlo, qhi;
+      unpack_q5_k_chunk(b[i], c, qlo, qhi);
+      __m256 lo[4], hi[4];
+      i8x32_to_f32(qlo, lo);
+      i8x32_to_f32(qhi, hi);
       const __m256 d0 = _mm256_set1_ps(d * float(sc0)), mm0 = _mm256_set1_ps(dmin * float(m0));
       const __m256 d1 = _mm256_set1_ps(d * float(sc1)), mm1 = _mm256_set1_ps(dmin * float(m1));
       for (int g = 0; g < 4; ++g) {
@@ -176,8 +242,11 @@ void dequantize_simd(WeightFormat f, const std::byte* src, float* dst, int64_t k
     }
     case WeightFormat::q4_0: return dequant_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(src), dst, nb);
     case WeightFormat::q4_1: return dequant_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(src), dst, nb);
+    case WeightFormat::q5_0: return dequant_q5_0_simd(reinterpret_cast<const BlockQ5_0*>(src), dst, nb);
+    case WeightFormat::q5_1: return dequant_q5_1_simd(reinterpret_cast<const BlockQ5_1*>(src), dst, nb);
     case WeightFormat::q8_0: return dequant_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(src), dst, nb);
     case WeightFormat::q4_k: return dequant_q4_k_simd(reinterpret_cast<const BlockQ4K*>(src), dst, nb);
+    case WeightFormat::q5_k: return dequant_q5_k_simd(reinterpret_cast<const BlockQ5K*>(src), dst, nb);
     case WeightFormat::q6_k: return dequant_q6_k_simd(reinterpret_cast<const BlockQ6K*>(src), dst, nb);
   }
 }
@@ -306,10 +375,10 @@ inline __m256 load_fp16_field8(const void* blocks, size_t stride, size_t offset)
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)));
 }
 
-// Integer-dot row over 32-value blocks. Dot(w, b, qx) gives block b's 8-lane int32 dot; Fin(acc, off) makes y
-// from the scaled-dot sum and the sum of dw * dx * sum(qx) (q4_0) or m * dx * sum(qx) (q4_1).
-// y = sum_b dw_b dx_b dot_b  [- 8 sum_b dw_b sx_b  (q4_0)]  [+ sum_b m_b sx_b  (q4_1)]
-template <class Block, int kOffsetKind, class Dot>
+// Integer-dot row over 32-value blocks. Dot(w, b, qx) gives block b's 8-lane int32 dot; y is made from the
+// scaled-dot sum and the sum of dw * dx * sum(qx) (q4_0, q5_0: offset kind 1) or m * dx * sum(qx) (q4_1, q5_1: 2).
+// y = sum_b dw_b dx_b dot_b  [- kBias sum_b dw_b sx_b  (kind 1; kBias 8 or 16)]  [+ sum_b m_b sx_b  (kind 2)]
+template <class Block, int kOffsetKind, class Dot, int kBias = 8>
 float row_q32_simd(const Block* w, const Q8Activations& xq, int64_t nb, Dot dot) {
   const int8_t* q = xq.q.data();
   const float* dx = xq.d.data();
@@ -331,7 +400,7 @@ float row_q32_simd(const Block* w, const Q8Activations& xq, int64_t nb, Dot dot)
     if constexpr (kOffsetKind == 1) o += dw * sx[b];
     if constexpr (kOffsetKind == 2) o += h2f(reinterpret_cast<const uint16_t*>(&w[b])[1]) * sx[b];
   }
-  if constexpr (kOffsetKind == 1) return y - 8.0f * o;
+  if constexpr (kOffsetKind == 1) return y - float(kBias) * o;
   return y + o;
 }
 
@@ -345,6 +414,18 @@ float row_q4_1_simd(const BlockQ4_1* w, const Q8Activations& xq, int64_t nb) {
   static_assert(offsetof(BlockQ4_1, m) == 2);
   return row_q32_simd<BlockQ4_1, 2>(w, xq, nb, [](const BlockQ4_1& blk, const int8_t* qx) {
     return dot_u8s8(unpack_nibbles(blk.qs), load32(qx));
+  });
+}
+
+float row_q5_0_simd(const BlockQ5_0* w, const Q8Activations& xq, int64_t nb) {
+  const auto dot = [](const BlockQ5_0& blk, const int8_t* qx) { return dot_u8s8(unpack_q5(blk), load32(qx)); };
+  return row_q32_simd<BlockQ5_0, 1, decltype(dot), 16>(w, xq, nb, dot);
+}
+
+float row_q5_1_simd(const BlockQ5_1* w, const Q8Activations& xq, int64_t nb) {
+  static_assert(offsetof(BlockQ5_1, m) == 2);
+  return row_q32_simd<BlockQ5_1, 2>(w, xq, nb, [](const BlockQ5_1& blk, const int8_t* qx) {
+    return dot_u8s8(unpack_q5(blk), load32(qx));
   });
 }
 
@@ -373,6 +454,29 @@ float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
       const __m256i qw = load32(w[b].qs + 32 * c);
       const __m256i p0 = dot_u8s8(_mm256_and_si256(qw, mask), load32(q + 64 * c));
       const __m256i p1 = dot_u8s8(_mm256_and_si256(_mm256_srli_epi16(qw, 4), mask), load32(q + 64 * c + 32));
+      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc0) * dx[2 * c]), acc0);
+      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(d * float(sc1) * dx[2 * c + 1]), acc1);
+      mins += dmin * float(m0) * sx[2 * c] + dmin * float(m1) * sx[2 * c + 1];
+    }
+  }
+  return hsum(_mm256_add_ps(acc0, acc1)) - mins;
+}
+
+float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  float mins = 0;  // sum of dmin * m * dx * sum(qx)
+  for (int64_t b = 0; b < nb; ++b) {
+    const float d = h2f(w[b].d), dmin = h2f(w[b].dmin);
+    const int8_t* q = xq.q.data() + b * kQkValues;
+    const float* dx = xq.d.data() + b * 8;
+    const float* sx = xq.sum_scaled.data() + b * 8;
+    for (int c = 0; c < 4; ++c) {
+      uint8_t sc0, m0, sc1, m1;
+      q4k_scale_min(w[b].scales, 2 * c, sc0, m0);
+      q4k_scale_min(w[b].scales, 2 * c + 1, sc1, m1);
+      __m256i lo, hi;
+      unpack_q5_k_chunk(w[b], c, lo, hi);
+      const __m256i p0 = dot_u8s8(lo, load32(q + 64 * c)), p1 = dot_u8s8(hi, load32(q + 64 * c + 32));
       acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc0) * dx[2 * c]), acc0);
       acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(d * float(sc1) * dx[2 * c + 1]), acc1);
       mins += dmin * float(m0) * sx[2 * c] + dmin * float(m1) * sx[2 * c + 1];
@@ -437,8 +541,11 @@ void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq
 #endif
         y[r] = row_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(row), xq, nb);
         break;
+      case WeightFormat::q5_0: y[r] = row_q5_0_simd(reinterpret_cast<const BlockQ5_0*>(row), xq, nb); break;
+      case WeightFormat::q5_1: y[r] = row_q5_1_simd(reinterpret_cast<const BlockQ5_1*>(row), xq, nb); break;
       case WeightFormat::q8_0: y[r] = row_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(row), xq, nb); break;
       case WeightFormat::q4_k: y[r] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq, nb); break;
+      case WeightFormat::q5_k: y[r] = row_q5_k_simd(reinterpret_cast<const BlockQ5K*>(row), xq, nb); break;
       case WeightFormat::q6_k: y[r] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq, nb); break;
     }
   }
@@ -447,7 +554,7 @@ void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq
 // ---- small-n GEMM (multi-RHS GEMV): each weight block is loaded and unpacked once for all N tokens ----
 
 // N tokens' integer dots with 32-value blocks; out[t * ldy] = token t's dot (see row_q32_simd for the terms).
-template <int N, class Block, int kOffsetKind, class Unpack, class Dot>
+template <int N, class Block, int kOffsetKind, class Unpack, class Dot, int kBias = 8>
 void row_q32_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack unpack, Dot dot, float* out,
                    int64_t ldy) {
   __m256 acc[N], off[N];
@@ -486,7 +593,7 @@ void row_q32_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack u
     }
   }
   #pragma GCC unroll 8
-  for (int t = 0; t < N; ++t) out[t * ldy] = kOffsetKind == 1 ? y[t] - 8.0f * o[t] : y[t] + o[t];
+  for (int t = 0; t < N; ++t) out[t * ldy] = kOffsetKind == 1 ? y[t] - float(kBias) * o[t] : y[t] + o[t];
 }
 
 // N tokens' fp32 dots with values [i0, i1) of one row read by Load (8 lanes) / At (one value), 16 per step;
@@ -590,6 +697,20 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
           row_q32_multi<N, BlockQ4_1, 2>(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, unpack4, dot4, out, m);
           continue;
 #endif
+        case WeightFormat::q5_0: {
+          const auto unpack5 = [](const BlockQ5_0& blk) { return unpack_q5(blk); };
+          row_q32_multi<N, BlockQ5_0, 1, decltype(unpack5), decltype(dot4), 16>(reinterpret_cast<const BlockQ5_0*>(row),
+                                                                                xq, nb, unpack5, dot4, out, m);
+          continue;
+        }
+        case WeightFormat::q5_1:
+          row_q32_multi<N, BlockQ5_1, 2>(reinterpret_cast<const BlockQ5_1*>(row), xq, nb,
+                                         [](const BlockQ5_1& blk) { return unpack_q5(blk); }, dot4, out, m);
+          continue;
+        case WeightFormat::q5_k:  // super-block rows stay in L1 across the N tokens
+#pragma GCC unroll 8
+          for (int t = 0; t < N; ++t) out[t * m] = row_q5_k_simd(reinterpret_cast<const BlockQ5K*>(row), xq[t], nb);
+          continue;
         case WeightFormat::q8_0:
           row_q32_multi<N, BlockQ8_0, 0>(
               reinterpret_cast<const BlockQ8_0*>(row), xq, nb, [](const BlockQ8_0& blk) { return load32(blk.qs); },

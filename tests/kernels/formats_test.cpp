@@ -13,8 +13,12 @@ using namespace rooftop::kernels;
 using namespace rooftop::kernels::test;
 
 TEST_CASE("block geometry matches ggml's type sizes", "[kernels][formats]") {
-  // ggml type_traits: q4_0 18 B / 32, q4_1 20 B / 32, q8_0 34 B / 32, q4_K 144 B / 256, q6_K 210 B / 256.
+  // ggml type_traits: q4_0 18 B / 32, q4_1 20 B / 32, q5_0 22 B / 32, q5_1 24 B / 32, q8_0 34 B / 32,
+  // q4_K 144 B / 256, q5_K 176 B / 256, q6_K 210 B / 256.
   CHECK(row_bytes(WeightFormat::q4_0, 4096) == 4096 / 32 * 18);
+  CHECK(row_bytes(WeightFormat::q5_0, 4096) == 4096 / 32 * 22);
+  CHECK(row_bytes(WeightFormat::q5_1, 4096) == 4096 / 32 * 24);
+  CHECK(row_bytes(WeightFormat::q5_k, 4096) == 4096 / 256 * 176);
   CHECK(row_bytes(WeightFormat::q4_1, 4096) == 4096 / 32 * 20);
   CHECK(row_bytes(WeightFormat::q8_0, 4096) == 4096 / 32 * 34);
   CHECK(row_bytes(WeightFormat::q4_k, 4096) == 4096 / 256 * 144);
@@ -24,7 +28,7 @@ TEST_CASE("block geometry matches ggml's type sizes", "[kernels][formats]") {
   CHECK(row_bytes(WeightFormat::f32, 7) == 28);
   CHECK(std::string(format_name(WeightFormat::q4_k)) == "q4_k");
   CHECK_THROWS_AS(row_bytes(WeightFormat::q4_0, 48), rooftop::InputError);
-  CHECK_THROWS_AS(row_bytes(WeightFormat(7), 32), rooftop::InputError);
+  CHECK_THROWS_AS(row_bytes(WeightFormat(9), 32), rooftop::InputError);  // q8_1: not a weight format here
 }
 
 TEST_CASE("fp16 round trip is exact for every half value", "[kernels][formats]") {
@@ -118,6 +122,43 @@ TEST_CASE("q4_k and q6_k blocks decode as worked by hand", "[kernels][formats]")
   CHECK(y[148] == 32.0f);  // q = 0 -> (0 - 32) * 0.25 * -4 = 32
 }
 
+TEST_CASE("q5_0, q5_1 and q5_k blocks decode as worked by hand", "[kernels][formats]") {
+  std::vector<float> y(256);
+  // q5_0: d = 0.5 (0x3800). Element 3: low nibble of qs[3] = 0xA, bit 3 of qh set -> q = 0x1A = 26 -> (26 - 16) * 0.5 = 5.
+  // Element 20: high nibble of qs[4] = 0x2, bit 20 clear -> q = 2 -> (2 - 16) * 0.5 = -7. Element 0: q = 0 -> -8.
+  BlockQ5_0 a{};
+  a.d = 0x3800;
+  a.qs[3] = 0x0A;
+  a.qs[4] = 0x20;
+  a.qh[0] = 1 << 3;
+  dequantize_row_ref(WeightFormat::q5_0, reinterpret_cast<const std::byte*>(&a), std::span<float>(y.data(), 32));
+  CHECK(y[3] == 5.0f);
+  CHECK(y[20] == -7.0f);
+  CHECK(y[0] == -8.0f);
+  // q5_1: d = 2, m = -1. Element 31: high nibble of qs[15] = 0x7, bit 31 (qh[3] bit 7) set -> q = 23 -> 23 * 2 - 1 = 45.
+  BlockQ5_1 b{};
+  b.d = 0x4000;
+  b.m = 0xBC00;
+  b.qs[15] = 0x70;
+  b.qh[3] = 0x80;
+  dequantize_row_ref(WeightFormat::q5_1, reinterpret_cast<const std::byte*>(&b), std::span<float>(y.data(), 32));
+  CHECK(y[31] == 45.0f);
+  CHECK(y[15] == -1.0f);
+  // q5_k: d = 1, dmin = 0.5, sub-block 5 scale 19 and min 34 packed as in the q4_k case below. Element 167 = chunk 2,
+  // high nibble of qs[64 + 7] = 9, fifth bit = bit 5 of qh[7] set -> q = 25 -> 19 * 25 - 0.5 * 34 = 458.
+  BlockQ5K k{};
+  k.d = 0x3C00;
+  k.dmin = 0x3800;
+  k.scales[9] = 0x23;
+  k.scales[1] = 1 << 6;
+  k.scales[5] = 2 << 6;
+  k.qs[64 + 7] = 0x90;
+  k.qh[7] = 1 << 5;
+  dequantize_row_ref(WeightFormat::q5_k, reinterpret_cast<const std::byte*>(&k), y);
+  CHECK(y[167] == 458.0f);
+  CHECK(y[160] == -17.0f);  // q = 0: -0.5 * 34
+}
+
 TEST_CASE("fast dequantization is bit-exact with the reference for every format and ISA", "[kernels][formats]") {
   std::mt19937 rng(2);
   for (WeightFormat f : all_formats()) {
@@ -145,14 +186,16 @@ TEST_CASE("fast dequantization is bit-exact with the reference for every format 
 TEST_CASE("dequantization is bit-exact on random quant bytes", "[kernels][formats]") {
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> byte(0, 255);
-  for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q8_0, WeightFormat::q4_k,
-                         WeightFormat::q6_k}) {
+  for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q5_0, WeightFormat::q5_1,
+                         WeightFormat::q8_0, WeightFormat::q4_k, WeightFormat::q5_k, WeightFormat::q6_k}) {
     const int64_t k = 512;
     TestWeights w = make_weights(rng, f, 1, k);  // valid fp16 scales ...
     const int64_t bb = block_bytes(f), nb = k / block_values(f);
     for (int64_t b = 0; b < nb; ++b) {           // ... with every quant byte randomized
       std::byte* blk = w.bytes.data() + b * bb;
-      const int64_t lo = f == WeightFormat::q6_k ? 0 : (f == WeightFormat::q4_1 || f == WeightFormat::q4_k ? 4 : 2);
+      const bool two_scales = f == WeightFormat::q4_1 || f == WeightFormat::q5_1 || f == WeightFormat::q4_k ||
+                              f == WeightFormat::q5_k;
+      const int64_t lo = f == WeightFormat::q6_k ? 0 : (two_scales ? 4 : 2);
       const int64_t hi = f == WeightFormat::q6_k ? bb - 2 : bb;
       for (int64_t i = lo; i < hi; ++i) blk[i] = std::byte(byte(rng));
     }
@@ -188,6 +231,9 @@ TEST_CASE("quantize then dequantize stays within each format's step", "[kernels]
       case WeightFormat::q8_0: bound = 0.5 / 127 + 1e-3; break;
       case WeightFormat::q4_0: bound = 1.0 / 8 + 1e-3; break;
       case WeightFormat::q4_1: bound = 1.0 / 15 + 1e-3; break;
+      case WeightFormat::q5_0: bound = 1.0 / 16 + 1e-3; break;   // largest magnitude / 16 per step
+      case WeightFormat::q5_1: bound = 1.0 / 31 + 1e-3; break;   // range 2 / 31
+      case WeightFormat::q5_k: bound = 2.0 / 31 * 0.5 + 0.03; break;
       case WeightFormat::q4_k: bound = 2.0 / 15 * 0.5 + 0.05; break;
       case WeightFormat::q6_k: bound = 1.0 / 32 + 0.02; break;
     }

@@ -89,8 +89,8 @@ TEST_CASE("gemv matches the reference for every format, ISA and odd shape", "[ke
 
 TEST_CASE("integer-dot gemv equals the scalar integer reference up to float reassociation", "[kernels][gemv]") {
   std::mt19937 rng(12);
-  for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q8_0, WeightFormat::q4_k,
-                         WeightFormat::q6_k}) {
+  for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q5_0, WeightFormat::q5_1,
+                         WeightFormat::q8_0, WeightFormat::q4_k, WeightFormat::q5_k, WeightFormat::q6_k}) {
     // 960 = 16 + 14 blocks and 576 = 16 + 2 (SmolLM2 widths): partial 16-block groups of the q4_1 kernel
     for (int64_t k0 : {32, 96, 256, 320, 576, 768, 960, 1088}) {
       const int64_t k = round_k(f, k0), m = 17;

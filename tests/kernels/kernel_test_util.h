@@ -12,8 +12,9 @@ namespace rooftop::kernels::test {
 
 inline const std::vector<WeightFormat>& all_formats() {
   static const std::vector<WeightFormat> f = {WeightFormat::f32,  WeightFormat::f16,  WeightFormat::bf16,
-                                              WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q8_0,
-                                              WeightFormat::q4_k, WeightFormat::q6_k};
+                                              WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q5_0,
+                                              WeightFormat::q5_1, WeightFormat::q8_0, WeightFormat::q4_k,
+                                              WeightFormat::q5_k, WeightFormat::q6_k};
   return f;
 }
 

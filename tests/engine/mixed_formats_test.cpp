@@ -1,0 +1,138 @@
+// A llama GGUF whose tensors mix every format the kernels read, as Q4_K_M / Q5_K_M files do (q4_k and q5_k with
+// q5_0 / q5_1 / q8_0 fallbacks where a row width is not a multiple of 256, q6_k for attn_v and output): it loads,
+// and its forward pass equals that of the same values stored as f32.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "engine/forward.h"
+#include "engine/gguf.h"
+#include "engine/model.h"
+#include "gguf_writer.h"
+#include "kernels/cpu/thread_pool.h"
+
+using namespace rooftop;
+using kernels::WeightFormat;
+using rooftop::test::GgufWriter;
+
+namespace {
+
+constexpr int64_t kD = 256, kF = 512, kV = 320, kLayers = 2;
+
+struct Files {
+  std::vector<uint8_t> quantized, f32;  // the same values: in their formats, and dequantized to f32
+};
+
+// Writes one matrix (rows x cols) of random values +-[0.05, 1) in format f to q, and its dequantized values to r.
+void matrix(GgufWriter& q, GgufWriter& r, const std::string& name, WeightFormat f, int64_t rows, int64_t cols,
+            std::mt19937& rng) {
+  std::uniform_real_distribution<float> mag(0.05f, 1.0f);
+  std::bernoulli_distribution neg(0.5);
+  const int64_t rb = kernels::row_bytes(f, cols);
+  std::vector<uint8_t> bytes(size_t(rows * rb)), values(size_t(rows * cols * 4));
+  std::vector<float> row(static_cast<size_t>(cols)), back(static_cast<size_t>(cols));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (auto& v : row) v = neg(rng) ? -mag(rng) : mag(rng);
+    auto* dst = reinterpret_cast<std::byte*>(bytes.data() + i * rb);
+    kernels::quantize_row(f, row, dst);
+    kernels::dequantize_row_ref(f, dst, back);
+    std::memcpy(values.data() + i * cols * 4, back.data(), size_t(cols) * 4);
+  }
+  q.tensor(name, uint32_t(f), {uint64_t(cols), uint64_t(rows)}, bytes);
+  r.tensor(name, 0, {uint64_t(cols), uint64_t(rows)}, values);
+}
+
+void norm(GgufWriter& q, GgufWriter& r, const std::string& name, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(0.5f, 1.5f);
+  std::vector<uint8_t> b(size_t(kD * 4));
+  for (int64_t i = 0; i < kD; ++i) {
+    const float v = u(rng);
+    std::memcpy(b.data() + i * 4, &v, 4);
+  }
+  q.tensor(name, 0, {uint64_t(kD)}, b);
+  r.tensor(name, 0, {uint64_t(kD)}, b);
+}
+
+Files mixed_files() {
+  GgufWriter q(3), r(3);
+  for (GgufWriter* w : {&q, &r}) {
+    w->kv_string("general.architecture", "llama");
+    w->kv<uint32_t>("llama.block_count", 4, kLayers);
+    w->kv<uint32_t>("llama.embedding_length", 4, kD);
+    w->kv<uint32_t>("llama.attention.head_count", 4, 4);
+    w->kv<uint32_t>("llama.attention.head_count_kv", 4, 2);
+    w->kv<uint32_t>("llama.feed_forward_length", 4, kF);
+    w->kv<uint32_t>("llama.context_length", 4, 64);
+  }
+  std::mt19937 rng(77);
+  matrix(q, r, "token_embd.weight", WeightFormat::q4_k, kV, kD, rng);
+  for (int64_t l = 0; l < kLayers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    norm(q, r, p + "attn_norm.weight", rng);
+    matrix(q, r, p + "attn_q.weight", WeightFormat::q5_k, kD, kD, rng);
+    matrix(q, r, p + "attn_k.weight", WeightFormat::q5_0, kD / 2, kD, rng);
+    matrix(q, r, p + "attn_v.weight", WeightFormat::q6_k, kD / 2, kD, rng);
+    matrix(q, r, p + "attn_output.weight", WeightFormat::q4_k, kD, kD, rng);
+    norm(q, r, p + "ffn_norm.weight", rng);
+    matrix(q, r, p + "ffn_gate.weight", WeightFormat::q5_1, kF, kD, rng);
+    matrix(q, r, p + "ffn_up.weight", WeightFormat::q4_0, kF, kD, rng);
+    matrix(q, r, p + "ffn_down.weight", l == 0 ? WeightFormat::q8_0 : WeightFormat::q5_0, kD, kF, rng);
+  }
+  norm(q, r, "output_norm.weight", rng);
+  matrix(q, r, "output.weight", WeightFormat::q6_k, kV, kD, rng);
+  return {q.bytes(), r.bytes()};
+}
+
+engine::LlamaModel load(const std::vector<uint8_t>& b, const char* name) {
+  return engine::load_llama(engine::parse_gguf(reinterpret_cast<const std::byte*>(b.data()), b.size(), name));
+}
+
+// max |a - b| over max |b|
+float relative_gap(std::span<const float> a, std::span<const float> b) {
+  float diff = 0, scale = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    REQUIRE(std::isfinite(a[i]));
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  REQUIRE(scale > 0);
+  return diff / scale;
+}
+
+}  // namespace
+
+TEST_CASE("a file mixing q4_k, q5_k, q5_0, q5_1, q6_k, q4_0 and q8_0 tensors loads and runs like its f32 copy",
+          "[forward][formats]") {
+  const Files files = mixed_files();
+  const engine::LlamaModel mq = load(files.quantized, "mixed.gguf"), mf = load(files.f32, "mixed-f32.gguf");
+  CHECK(mq.layers[0].wk.format == WeightFormat::q5_0);
+  CHECK(mq.layers[0].gate.format == WeightFormat::q5_1);
+  CHECK(mq.layers[0].wq.format == WeightFormat::q5_k);
+  kernels::ThreadPool pool(2);
+  const std::vector<int32_t> prompt = {3, 141, 59, 26, 5, 310, 27};
+  engine::Forward fq(mq, 32, pool), ff(mf, 32, pool);
+  // Prefill: fp32 activations against the very same (dequantized) weight values; only the summation order differs.
+  const auto pq = fq.prefill(prompt, true);
+  const std::vector<float> prefill_q(pq.begin(), pq.end());
+  const auto pf = ff.prefill(prompt, true);
+  CHECK(relative_gap(prefill_q, pf) < 1e-4f);
+  // Decode with fp32 activations: the same.
+  fq.set_fp32_activations(true);
+  const auto dq = fq.decode(99);
+  const std::vector<float> decode_q(dq.begin(), dq.end());
+  const auto df = ff.decode(99);
+  const std::vector<float> decode_f(df.begin(), df.end());
+  CHECK(relative_gap(decode_q, decode_f) < 1e-4f);
+  // Decode as `rooftop run` does it (int8 activations in the integer dots): within the rounding of the activations.
+  fq.rewind(int64_t(prompt.size()));
+  fq.set_fp32_activations(false);
+  const auto dq8 = fq.decode(99);
+  const float gap = relative_gap(dq8, decode_f);
+  INFO("int8-activation decode gap " << gap);
+  CHECK(gap < 0.05f);
+  CHECK(gap > 0.0f);  // the integer path ran: the rounding of the activations shows
+}
