@@ -22,6 +22,10 @@ struct RunPrediction {
   double ttft_s = 0;
   double tpot_s = 0;
   double decode_tokens_per_s = 0;
+  // `rooftop fit` for the same file and KV capacity (fp32 KV, the prompt in flight), with the process's own
+  // resident memory before the model was loaded as its overhead: the peak resident memory it expects.
+  double memory_bytes = 0;
+  double weights_bytes = 0, kv_bytes = 0, activation_bytes = 0, overhead_bytes = 0;  // its parts
 };
 
 struct RunRecord {
@@ -41,6 +45,8 @@ struct RunRecord {
   int64_t kv_bytes_per_token = 0;
   int64_t weights_bytes_per_step = 0;
   std::string stop_reason;  // "length", "stop token"
+  int64_t kv_capacity = 0;          // positions the KV cache holds (allocated whole)
+  double peak_resident_bytes = 0;   // VmHWM after the run (0: not readable)
   std::optional<RunPrediction> predicted;
 };
 

@@ -21,14 +21,4 @@ kernels::WeightFormat dominant_format(const engine::LlamaModel& m) {
   return best;
 }
 
-PrecisionPlan file_precision_plan(const engine::LlamaModel& m) {
-  PrecisionPlan plan;
-  plan.weights = analyzer_format(dominant_format(m));
-  plan.per_class[ParamClass::embeddings] = analyzer_format(m.token_embd.format);
-  plan.per_class[ParamClass::lm_head] = analyzer_format(m.output.format);
-  plan.per_class[ParamClass::norms] = "fp32";
-  plan.kv = "fp32";
-  return plan;
-}
-
 }  // namespace rooftop::microbench

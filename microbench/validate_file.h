@@ -1,5 +1,5 @@
-// The real model file as the analyzer sees it: the formats of a GGUF's tensors as a precision plan
-// (`rooftop run` predicts with it, and `rooftop validate` measures the file against it).
+// The real model file as the validate sweep measures it: its kernel formats by the analyzer's names and the
+// format of most of its layers (the file's own precision plan is models::gguf_precision_plan).
 #pragma once
 #include <string>
 
@@ -13,9 +13,5 @@ std::string analyzer_format(kernels::WeightFormat f);
 
 // The format holding the most bytes across the layers' matrices (q, k, v, o, gate, up, down).
 kernels::WeightFormat dominant_format(const engine::LlamaModel& m);
-
-// The file as the engine runs it: the dominant format for the layers, the embedding's and the output's own
-// formats, fp32 norms, fp32 KV.
-PrecisionPlan file_precision_plan(const engine::LlamaModel& m);
 
 }  // namespace rooftop::microbench

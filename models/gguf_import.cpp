@@ -1,10 +1,15 @@
 // from_gguf: a ModelSpec from a GGUF file's header (metadata keys and tensor names), never its tensor data.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "analyzer/errors.h"
 #include "analyzer/params.h"
+#include "analyzer/formats.h"
+#include "engine/ggml_types.h"
 #include "engine/gguf.h"
 #include "models/models.h"
 
@@ -132,6 +137,87 @@ ModelSpec from_gguf(const engine::GgufFile& f) {
     throw InputError(path + ": " + e.what());
   }
   return m;
+}
+
+namespace {
+
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+// The analyzer's class of a GGUF tensor, by llama.cpp's tensor names; nullopt for tensors of no class
+// (rope_freqs, a vision tower's).
+std::optional<ParamClass> tensor_class(const std::string& name) {
+  if (name.rfind("token_embd.", 0) == 0) return ParamClass::embeddings;
+  if (name.rfind("output.", 0) == 0) return ParamClass::lm_head;
+  if (has(name, "norm")) return ParamClass::norms;
+  if (name.rfind("blk.", 0) != 0) return std::nullopt;
+  if (has(name, "_shexp")) return ParamClass::shared_experts;
+  if (has(name, "_exps")) return ParamClass::experts;
+  if (has(name, ".ffn_gate_inp") || has(name, ".exp_probs_b")) return ParamClass::router;
+  if (has(name, ".attn_")) return ParamClass::attention;
+  if (has(name, ".ffn_")) return ParamClass::dense_ffn;
+  return std::nullopt;
+}
+
+// The analyzer's format for a ggml type: the same name (f32/f16 as fp32/fp16), else the GGUF block format
+// nearest in bits per weight (the i-quants and ternary types have no kernels rates of their own).
+std::string analyzer_format(const engine::GgmlTypeInfo& t) {
+  const std::string n = t.name;
+  if (n == "f32") return "fp32";
+  if (n == "f16") return "fp16";
+  for (const auto& f : all_formats())
+    if (f.name == n) return n;
+  const double bits = 8.0 * static_cast<double>(t.block_bytes) / static_cast<double>(t.block_values);
+  std::string best = "q4_k";
+  double gap = 1e9;
+  for (const char* c : {"q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_0", "fp16"})
+    if (const double g = std::abs(find_format(c).bits_per_weight() - bits); g < gap) gap = g, best = c;
+  return best;
+}
+
+std::string megabytes(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f MB", bytes / 1e6);
+  return b;
+}
+
+}  // namespace
+
+PrecisionPlan gguf_precision_plan(const engine::GgufFile& f, const std::string& kv) {
+  PrecisionPlan p;
+  p.kv = find_format(kv).name;
+  std::map<ParamClass, std::map<std::string, double>> by_class;  // class -> analyzer format -> bytes
+  std::map<std::string, double> by_type;                          // ggml type name -> bytes (every tensor)
+  for (const auto& t : f.tensors) {
+    const auto info = engine::ggml_type_info(t.type);
+    if (!info) continue;  // the parser refuses unknown types; kept total for safety
+    const double bytes = static_cast<double>(t.bytes);
+    by_type[info->name] += bytes;
+    if (const auto cls = tensor_class(t.name)) {
+      p.stored_bytes[*cls] += bytes;
+      if (t.dims.size() >= 2) by_class[*cls][analyzer_format(*info)] += bytes;  // matrices set the rates
+    }
+  }
+  if (p.stored_bytes.empty()) throw InputError(f.path + ": no weight tensor with a known name (token_embd, blk.N.attn_*, blk.N.ffn_* ...)");
+  std::map<std::string, double> overall;
+  for (const auto& [cls, formats] : by_class) {
+    const auto top = std::max_element(formats.begin(), formats.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    p.per_class[cls] = top->first;
+    if (cls != ParamClass::embeddings) overall[top->first] += top->second;
+  }
+  if (!overall.empty())
+    p.weights = std::max_element(overall.begin(), overall.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  std::vector<std::pair<std::string, double>> types(by_type.begin(), by_type.end());
+  std::sort(types.begin(), types.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  for (const auto& [name, bytes] : types) {
+    std::string upper = name;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+    p.stored += (p.stored.empty() ? "" : ", ") + upper + " " + megabytes(bytes);
+  }
+  return p;
+}
+
+PrecisionPlan gguf_precision_plan(const std::string& path, const std::string& kv) {
+  return gguf_precision_plan(engine::open_gguf(path, false), kv);
 }
 
 }  // namespace rooftop::models

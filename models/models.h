@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/memory.h"
 #include "analyzer/model_spec.h"
 
 namespace rooftop::engine {
@@ -32,6 +33,12 @@ ModelSpec from_hf_config(const std::string& path);
 ModelSpec from_gguf(const std::string& path);
 // The same from a parsed header (the fuzz target parses bytes in memory).
 ModelSpec from_gguf(const engine::GgufFile& f);
+// A GGUF file's own weights as a precision plan: each class's exact bytes from the tensor table (mixed formats
+// and fallbacks included; tensors of no class, like rope_freqs, are left out), its largest format for the rates
+// (q4_k for a Q4_K_M file's FFN ...), and the file's formats with their bytes for the output. KV in `kv`.
+PrecisionPlan gguf_precision_plan(const engine::GgufFile& f, const std::string& kv = "bf16");
+PrecisionPlan gguf_precision_plan(const std::string& path, const std::string& kv = "bf16");  // header only
+
 // from_hf_config on the text of a config.json; `path` names it in messages and gives the model id.
 ModelSpec from_hf_config_text(std::string_view text, const std::string& path);
 

@@ -17,24 +17,35 @@
 #include "engine/run_record.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/validate_file.h"
+#include "base/process.h"
 #include "models/models.h"
 
 namespace rooftop::cli {
 namespace {
 
 // What the analyzer predicts for this run on the "cpu" card: batch 1, the same prompt and output lengths,
-// the file's formats (dominant layer format, its embedding/lm_head format), fp32 KV as the engine keeps it.
+// the file's own tensors (exact bytes, each class's largest format for its rates), fp32 KV as the engine keeps it.
 engine::RunPrediction predict(const Context& ctx, const engine::LlamaModel& model, const std::string& path,
-                              const engine::RunRecord& r) {
+                              const engine::RunRecord& r, double baseline_resident_bytes) {
   ModelSpec spec = models::from_gguf(path);
   ChipSpec chip = resolve_chip(ctx, "cpu");
-  const PrecisionPlan plan = microbench::file_precision_plan(model);
+  const PrecisionPlan plan = models::gguf_precision_plan(model.file, "fp32");  // the engine keeps KV in fp32
   SpeedOptions o;
   o.batches = {1};
   o.prompt_tokens = r.prompt_tokens;
   o.output_tokens = std::max<int64_t>(1, r.generated_tokens);
   SpeedResult res = speed(spec, chip, plan, o);
   engine::RunPrediction p;
+  FitOptions fo;  // the run's memory: its KV capacity, the whole prompt in flight, the process before loading
+  fo.context = r.kv_capacity;
+  fo.prefill_chunk = std::max<int64_t>(1, r.prompt_tokens);
+  fo.overhead_bytes = baseline_resident_bytes;
+  const FitResult f = fit(spec, chip, plan, fo);
+  p.memory_bytes = f.total_bytes;
+  p.weights_bytes = f.weights.total;
+  p.kv_bytes = f.kv_bytes;
+  p.activation_bytes = f.activation_bytes;
+  p.overhead_bytes = f.overhead_bytes;
   if (res.points.empty()) return p;
   p.ttft_s = res.points[0].ttft_s;
   p.tpot_s = res.points[0].tpot_s;
@@ -72,9 +83,15 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
     j["steps"].push_back(st);
   }
   if (!r.first_top.empty()) j["first_top"] = top_json(tok, r.first_top);
+  j["kv_capacity"] = r.kv_capacity;
+  if (r.peak_resident_bytes > 0) j["peak_resident_bytes"] = r.peak_resident_bytes;
   if (r.predicted)
     j["predicted"] = {{"ttft_s", r.predicted->ttft_s}, {"tpot_s", r.predicted->tpot_s},
-                      {"decode_tokens_per_s", r.predicted->decode_tokens_per_s}};
+                      {"decode_tokens_per_s", r.predicted->decode_tokens_per_s},
+                      {"memory_bytes", r.predicted->memory_bytes},
+                      {"memory_parts", {{"weights_bytes", r.predicted->weights_bytes}, {"kv_bytes", r.predicted->kv_bytes},
+                                        {"activation_bytes", r.predicted->activation_bytes},
+                                        {"overhead_bytes", r.predicted->overhead_bytes}}}};
   return j;
 }
 
@@ -121,6 +138,12 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) 
     s += fmt::format("{:<22}{:>12.3f} {:>12.3f}\n", "TPOT (ms)", r.tpot_s * 1e3, r.predicted->tpot_s * 1e3);
     s += fmt::format("{:<22}{:>12.1f} {:>12.1f}\n", "decode tok/s", r.decode_tokens_per_s,
                      r.predicted->decode_tokens_per_s);
+    if (r.peak_resident_bytes > 0)
+      s += fmt::format("{:<22}{:>12.1f} {:>12.1f}  (fit: weights {:.1f} + KV {:.1f} for {} positions + activations "
+                       "{:.1f} + the runtime before the weights were read {:.1f})\n",
+                       "peak memory (MB)", r.peak_resident_bytes / 1e6, r.predicted->memory_bytes / 1e6,
+                       r.predicted->weights_bytes / 1e6, r.predicted->kv_bytes / 1e6, r.kv_capacity,
+                       r.predicted->activation_bytes / 1e6, r.predicted->overhead_bytes / 1e6);
   }
   return s;
 }
@@ -161,6 +184,9 @@ void register_run(CLI::App& app, Context& ctx) {
       std::string path = o->gguf.empty() ? engine::require_default_model() : o->gguf;
       engine::LlamaModel model = engine::load_llama(path);
       auto tok = engine::Tokenizer::from_gguf(model.file);
+      // The runtime's own memory (process, libraries, tokenizer, the file's metadata pages), measured before any
+      // weight is read: the overhead the fit prediction adds to the model's weights, KV and activations.
+      const double baseline = resident_memory().value_or(ResidentMemory{}).current_bytes;
       std::string text = o->chat ? engine::Tokenizer::chat_prompt(o->prompt, o->system) : o->prompt;
       auto ids = tok.encode(text, o->chat || o->special);
       if (ids.empty()) throw InputError("the prompt is empty: at least one token is needed");
@@ -193,7 +219,9 @@ void register_run(CLI::App& app, Context& ctx) {
       });
       r.model_path = path;
       r.threads = pool.size();
-      r.predicted = predict(ctx, model, path, r);
+      r.kv_capacity = capacity;
+      r.peak_resident_bytes = resident_memory().value_or(ResidentMemory{}).peak_bytes;
+      r.predicted = predict(ctx, model, path, r, baseline);
       if (o->out.format == "json")
         emit(ctx, o->out, run_json(r, tok).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
       else

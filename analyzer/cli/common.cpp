@@ -13,7 +13,10 @@ namespace rooftop::cli {
 void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw, bool with_runtime) {
   cmd.add_option("-m,--model", o.model, "model id, config.json or .gguf (see rooftop model list)")->required();
   if (with_hw) cmd.add_option("--hw", o.hw, "chip id (see rooftop hw list); cpu or local = this machine")->capture_default_str();
-  cmd.add_option("-p,--precision", o.precision, "weight format (fp32, bf16, fp8, int4, q4_k_m, mxfp4 ...)")->capture_default_str();
+  cmd.add_option("-p,--precision", o.precision,
+                 "weight format (fp32, bf16, fp8, int4, q4_k_m, mxfp4 ...); a .gguf model defaults to its own tensors' formats")
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.precision_given = true; });
   cmd.add_option("--kv-precision", o.kv_precision, "KV cache format (bf16, fp16, fp8, fp32 ...)")->capture_default_str();
   cmd.add_option("--class-precision", o.class_precision,
                  "format of one class of weights, CLASS=FMT (classes: embeddings, attention, dense_ffn, experts, "
@@ -59,6 +62,10 @@ ModelSpec resolve_model(const Context& ctx, const std::string& id_or_path) {
 ChipSpec resolve_chip(const Context& ctx, const std::string& id) { return hw_database(ctx).get(id); }
 
 PrecisionPlan resolve_plan(const ModelOptions& o) {
+  // A GGUF file is sized from its own tensor table (exact bytes, mixed formats) unless a format was asked for.
+  const std::string& m = o.model;
+  if (!o.precision_given && o.class_precision.empty() && m.size() > 5 && m.compare(m.size() - 5, 5, ".gguf") == 0)
+    return models::gguf_precision_plan(m, o.kv_precision);
   PrecisionPlan p;
   p.weights = find_format(o.precision).name;
   p.kv = find_format(o.kv_precision).name;

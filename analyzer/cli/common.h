@@ -18,6 +18,7 @@ struct ModelOptions {
   std::string model;
   std::string hw = "h100-sxm";
   std::string precision = "bf16";
+  bool precision_given = false;              // --precision was on the command line (a .gguf's own formats otherwise)
   std::string kv_precision = "bf16";
   std::vector<std::string> class_precision;  // CLASS=FMT, e.g. experts=mxfp4
   std::string runtime;                       // --runtime: an engine's profile (hwdb/runtimes/), "" = generic/calibrated

@@ -9,6 +9,8 @@
 
 #include "analyzer/cli/cli.h"
 #include "analyzer/errors.h"
+#include "engine/gguf.h"
+#include "engine/model_path.h"
 
 namespace {
 struct Result {
@@ -336,4 +338,27 @@ TEST_CASE("speed --runtime trt-llm keeps FP8 weights' KV in FP8 as its checkpoin
   CHECK(k["points"][0]["kv_read_bytes_per_step"].get<double>() == Approx(2 * j["points"][0]["kv_read_bytes_per_step"].get<double>()));
   auto b = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--precision", "bf16", "--runtime", "trt-llm", "--batch", "1"});
   CHECK(b["kv_precision"] == "bf16");  // 16-bit weights: 16-bit KV
+}
+
+TEST_CASE("fit --model FILE.gguf sizes the file's own tensors; --precision still overrides", "[gguf]") {
+  const std::string path = rooftop::engine::default_model_path();
+  REQUIRE(std::filesystem::is_regular_file(path));  // fetched by scripts/setup.sh
+  uint64_t tensor_bytes = 0;  // independent count: every tensor of the header
+  for (const auto& t : rooftop::engine::open_gguf(path, false).tensors) tensor_bytes += t.bytes;
+  auto j = json_of({"fit", "--model", path, "--hw", "rtx-4090"});
+  CHECK(j["weights_bytes"].get<double>() == double(tensor_bytes));
+  CHECK(j["precision"].get<std::string>().rfind("file formats (Q4_1 ", 0) == 0);
+  auto b = json_of({"fit", "--model", path, "--hw", "rtx-4090", "--precision", "bf16"});
+  // 134.5M parameters at 2 bytes (norms stay fp32)
+  CHECK(b["weights_bytes"].get<double>() == Approx(2 * 134.5e6).epsilon(0.005));
+}
+
+TEST_CASE("run reports its peak resident memory beside the fit for the same context", "[gguf]") {
+  auto j = json_of({"run", "--prompt", "The capital of France is", "-n", "4", "--context", "1024", "--threads", "1"});
+  REQUIRE(j.contains("peak_resident_bytes"));
+  const double peak = j["peak_resident_bytes"].get<double>(), predicted = j["predicted"]["memory_bytes"].get<double>();
+  // KV: 2 x 30 layers x 3 KV heads x 64 x 4 B = 46,080 B per position (seed 000), 1024 positions
+  CHECK(j["predicted"]["memory_parts"]["kv_bytes"].get<double>() == 46080.0 * 1024);
+  // measured here: 370.3 MB against 369.1 MB predicted at 2048 positions (-0.3%); 10% leaves room for allocators
+  CHECK(predicted == Approx(peak).epsilon(0.10));
 }

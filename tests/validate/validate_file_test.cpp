@@ -23,7 +23,7 @@ const engine::LlamaModel& smol() {
 }
 }  // namespace
 
-TEST_CASE("the file's precision plan: dominant layer format, the embedding's and output's own", "[validate][file]") {
+TEST_CASE("the file's precision plan: dominant layer format, the embedding's own, exact bytes", "[validate][file]") {
   // Independent count from the GGUF's tensor table: bytes per ggml type over the blk.* matrices.
   const engine::GgufFile& g = smol().file;
   std::map<std::string, uint64_t> bytes;
@@ -32,14 +32,16 @@ TEST_CASE("the file's precision plan: dominant layer format, the embedding's and
   std::string most;
   for (const auto& [name, b] : bytes)
     if (most.empty() || b > bytes[most]) most = name;
-  const PrecisionPlan plan = file_precision_plan(smol());
+  const PrecisionPlan plan = models::gguf_precision_plan(g, "fp32");
   CHECK(plan.weights == (most == "f32" ? "fp32" : most));
   CHECK(most == "q4_1");  // the file's name says Q4_1
   const std::string embd = engine::ggml_type_info(g.find_tensor("token_embd.weight")->type)->name;
   CHECK(plan.per_class.at(ParamClass::embeddings) == (embd == "f32" ? "fp32" : embd));
-  CHECK(plan.per_class.at(ParamClass::lm_head) == plan.per_class.at(ParamClass::embeddings));  // tied
-  CHECK(plan.per_class.at(ParamClass::norms) == "fp32");
+  CHECK(plan.per_class.count(ParamClass::lm_head) == 0);  // tied: the embedding is the output
   CHECK(plan.kv == "fp32");
+  uint64_t all = 0;  // every tensor of the file is a weight of some class
+  for (const auto& t : g.tensors) all += t.bytes;
+  CHECK(weight_bytes(models::from_gguf(g), plan).total == double(all));
 }
 
 TEST_CASE("plan_for: a file point's embedding and output formats override its layer format", "[validate][file]") {
