@@ -22,9 +22,30 @@ std::string synthetic_shape_problem(const LlamaConfig& c, kernels::WeightFormat 
 
 LlamaModel synthetic_llama(const LlamaConfig& c, kernels::WeightFormat f, bool tied, uint32_t seed) {
   if (auto why = synthetic_shape_problem(c, f); !why.empty()) throw InputError("synthetic llama: " + why);
+  return synthetic_llama(c, [f](const std::string&, int64_t, int64_t) { return f; }, tied, seed);
+}
+
+FormatRule q4_k_m_rule(int64_t layers) {
+  return [layers](const std::string& tensor, int64_t layer, int64_t cols) {
+    using F = kernels::WeightFormat;
+    const bool more_bits = layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
+    const bool q6 = tensor == "output" || ((tensor == "attn_v" || tensor == "ffn_down") && more_bits);
+    if (cols % 256 != 0) return q6 ? F::q8_0 : F::q5_0;
+    return q6 ? F::q6_k : F::q4_k;
+  };
+}
+
+LlamaModel synthetic_llama(const LlamaConfig& c, const FormatRule& rule, bool tied, uint32_t seed) {
+  if (auto why = synthetic_shape_problem(c, kernels::WeightFormat::f32); !why.empty())
+    throw InputError("synthetic llama: " + why);
   LlamaModel m;
   m.cfg = c;
-  auto matrix = [&](int64_t rows, int64_t cols, uint32_t s) {
+  int64_t layer = -1;
+  auto matrix = [&](const char* tensor, int64_t rows, int64_t cols, uint32_t s) {
+    const kernels::WeightFormat f = rule(tensor, layer, cols);
+    if (cols % kernels::block_values(f) != 0)
+      throw InputError("synthetic llama: " + std::string(tensor) + " rows of " + std::to_string(cols) +
+                       " values are not a whole number of " + kernels::format_name(f) + " blocks");
     m.owned_matrices.push_back(kernels::random_weights(f, rows, cols, s));
     return m.owned_matrices.back().view;  // the view points at heap storage, which later push_backs do not move
   };
@@ -33,24 +54,25 @@ LlamaModel synthetic_llama(const LlamaConfig& c, kernels::WeightFormat f, bool t
     return std::span<const float>(m.owned_vectors.back().span());
   };
   const int64_t qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim;
-  m.token_embd = matrix(c.vocab, c.dim, seed);
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const uint32_t s = seed + 16u * static_cast<uint32_t>(l + 1);
+  m.token_embd = matrix("token_embd", c.vocab, c.dim, seed);
+  for (layer = 0; layer < c.layers; ++layer) {
+    const uint32_t s = seed + 16u * static_cast<uint32_t>(layer + 1);
     LayerWeights w;
     w.attn_norm = vector(c.dim, s);
-    w.wq = matrix(qd, c.dim, s + 1);
-    w.wk = matrix(kvd, c.dim, s + 2);
-    w.wv = matrix(kvd, c.dim, s + 3);
-    w.wo = matrix(c.dim, qd, s + 4);
+    w.wq = matrix("attn_q", qd, c.dim, s + 1);
+    w.wk = matrix("attn_k", kvd, c.dim, s + 2);
+    w.wv = matrix("attn_v", kvd, c.dim, s + 3);
+    w.wo = matrix("attn_output", c.dim, qd, s + 4);
     w.ffn_norm = vector(c.dim, s + 5);
-    w.gate = matrix(c.ffn_dim, c.dim, s + 6);
-    w.up = matrix(c.ffn_dim, c.dim, s + 7);
-    w.down = matrix(c.dim, c.ffn_dim, s + 8);
+    w.gate = matrix("ffn_gate", c.ffn_dim, c.dim, s + 6);
+    w.up = matrix("ffn_up", c.ffn_dim, c.dim, s + 7);
+    w.down = matrix("ffn_down", c.dim, c.ffn_dim, s + 8);
     m.layers.push_back(w);
   }
+  layer = -1;
   m.output_norm = vector(c.dim, seed + 9);
   m.tied_embeddings = tied;
-  m.output = tied ? m.token_embd : matrix(c.vocab, c.dim, seed + 1000003u);
+  m.output = tied ? m.token_embd : matrix("output", c.vocab, c.dim, seed + 1000003u);
   return m;
 }
 

@@ -2,6 +2,7 @@
 // in any format the kernels read, without a file. `rooftop validate` times it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "engine/model.h"
@@ -17,5 +18,16 @@ std::string synthetic_shape_problem(const LlamaConfig& c, kernels::WeightFormat 
 // matrix is the embedding when `tied`, else its own matrix. Every layer has its own storage (no reuse, so small
 // models are not flattered by caches). InputError when synthetic_shape_problem is non-empty.
 LlamaModel synthetic_llama(const LlamaConfig& c, kernels::WeightFormat f, bool tied, uint32_t seed);
+
+// The format of each matrix from its llama.cpp name without the layer prefix ("attn_v", "ffn_down",
+// "token_embd", "output"), its layer (-1 outside the layers) and its input width.
+using FormatRule = std::function<kernels::WeightFormat(const std::string& tensor, int64_t layer, int64_t cols)>;
+// The same with a format per matrix; InputError when a format's block does not divide its matrix's width.
+LlamaModel synthetic_llama(const LlamaConfig& c, const FormatRule& rule, bool tied, uint32_t seed);
+
+// A Q4_K_M file's recipe as llama.cpp's quantizer describes it: q4_k throughout, q6_k for the output and for
+// attn_v and ffn_down in the first and last eighth of the layers and every third layer between; rows whose
+// width is not a multiple of 256 fall back to q5_0 (for q4_k) and q8_0 (for q6_k).
+FormatRule q4_k_m_rule(int64_t layers);
 
 }  // namespace rooftop::engine

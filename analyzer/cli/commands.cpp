@@ -13,6 +13,7 @@ void register_hw(CLI::App&, Context&);
 void register_model(CLI::App&, Context&);
 void register_tokenize(CLI::App&, Context&);
 void register_run(CLI::App&, Context&);
+void register_synth(CLI::App&, Context&);
 void register_calibrate(CLI::App&, Context&);
 void register_report(CLI::App&, Context&);
 void register_validate(CLI::App&, Context&);
@@ -29,6 +30,7 @@ const std::vector<Registrar>& registrars() {
       register_model,
       register_tokenize,
       register_run,
+      register_synth,
       register_calibrate,
       register_report,
       register_validate,

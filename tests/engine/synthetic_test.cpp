@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <random>
 #include <vector>
 
 #include "base/errors.h"
 #include "engine/forward.h"
+#include "engine/gguf_write.h"
 #include "engine/synthetic.h"
 
 using namespace rooftop;
@@ -102,4 +105,46 @@ TEST_CASE("synthetic model layout: own storage, tied or not, shapes the format c
   odd.kv_heads = 3;
   CHECK_FALSE(synthetic_shape_problem(odd, kernels::WeightFormat::f32).empty());
   CHECK_THROWS_AS(synthetic_llama(odd, kernels::WeightFormat::f32, true, 1), InputError);
+}
+
+TEST_CASE("a synthetic model written as GGUF reads back and runs bit for bit", "[synthetic][gguf]") {
+  kernels::ThreadPool pool(2);
+  LlamaConfig c = toy();
+  c.dim = 256;  // a width q4_k blocks divide, so the Q4_K_M recipe keeps q4_k/q6_k where it can
+  c.head_dim = 64;
+  c.ffn_dim = 320;  // not a multiple of 256: ffn_down falls back to q5_0 / q8_0
+  c.layers = 9;
+  const LlamaModel m = synthetic_llama(c, q4_k_m_rule(c.layers), false, 3);
+  // Q4_K_M: q6_k output; attn_v q6_k in layers 0 (first eighth), 7 and 8 (last eighth) and 3, 6 (every third
+  // from layers / 8 = 1); q4_k elsewhere; ffn_down rows of 320 fall back to q8_0 / q5_0.
+  CHECK(m.output.format == kernels::WeightFormat::q6_k);
+  CHECK(m.layers[0].wv.format == kernels::WeightFormat::q6_k);
+  CHECK(m.layers[3].wv.format == kernels::WeightFormat::q6_k);
+  CHECK(m.layers[4].wv.format == kernels::WeightFormat::q4_k);
+  CHECK(m.layers[8].wv.format == kernels::WeightFormat::q6_k);
+  CHECK(m.layers[0].down.format == kernels::WeightFormat::q8_0);
+  CHECK(m.layers[4].down.format == kernels::WeightFormat::q5_0);
+  CHECK(m.layers[4].gate.format == kernels::WeightFormat::q4_k);
+  GgufValue name;
+  name.type = GgufType::string;
+  name.s = "a test tokenizer key";
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-synth";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "toy-q4_k_m.gguf").string();
+  write_llama_gguf(path, m, {{"tokenizer.test", name}});
+  const LlamaModel back = load_llama(path);
+  CHECK(back.file.get_string("tokenizer.test") == "a test tokenizer key");
+  CHECK(back.cfg.layers == 9);
+  CHECK(back.cfg.ffn_dim == 320);
+  CHECK_FALSE(back.tied_embeddings);
+  CHECK(back.weights_bytes_per_step() == m.weights_bytes_per_step());
+  CHECK(back.layers[4].down.format == kernels::WeightFormat::q5_0);
+  const std::vector<int32_t> prompt = random_tokens(6, 9);
+  Forward a(m, 16, pool), b(back, 16, pool);
+  const auto la = a.prefill(prompt);
+  const std::vector<float> first(la.begin(), la.end());
+  const auto lb = b.prefill(prompt);
+  REQUIRE(lb.size() == first.size());
+  CHECK(std::memcmp(lb.data(), first.data(), first.size() * sizeof(float)) == 0);  // same bytes, same kernels
+  std::filesystem::remove(path);
 }
