@@ -145,6 +145,33 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         if (bound) *bound = "compute";
         return op.weight_bytes / pack + op.flops / marginal;
       }
+      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only): every format runs
+      // the same fp32 register tile on panels of dequantized weights, so it takes the measured formats' slowest
+      // marginal FLOP/s, and their slowest pack rate counted in weights per second (a panel holds one fp32 per
+      // weight, whatever the stored bits). Without this the op fell back to the peak: a Q4_K_M file's prefill
+      // was predicted 3-10x too fast (docs/validate-files.md).
+      double values_per_s = 0, slowest_marginal = 0;
+      for (const auto& [key, v] : r.chip->measured) {
+        const std::string pre = "gemm_", pack_suffix = "_pack_bytes_per_s", marg_suffix = "_marginal_flops_per_s";
+        if (key.rfind(pre, 0) != 0 || !(v > 0)) continue;
+        auto format_of = [&](const std::string& suffix) -> std::string {
+          if (key.size() <= pre.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) return "";
+          return key.substr(pre.size(), key.size() - pre.size() - suffix.size());
+        };
+        if (const std::string f = format_of(pack_suffix); !f.empty()) {
+          const auto names = format_names();  // a calibration file's key naming no known format is passed over
+          const std::string name = f == "f32" ? "fp32" : f == "f16" ? "fp16" : f;
+          if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+          const double per_value = find_format(name).bytes_per_value();
+          values_per_s = values_per_s > 0 ? std::min(values_per_s, v / per_value) : v / per_value;
+        }
+        if (!format_of(marg_suffix).empty()) slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, v) : v;
+      }
+      if (values_per_s > 0 && slowest_marginal > 0) {
+        if (bound) *bound = "compute";
+        const double values = op.weight_bytes / find_format(op.weight_format).bytes_per_value();
+        return values / values_per_s + op.flops / slowest_marginal;
+      }
     }
     if (op.kind == "attention") {
       if (double v = get("attention_" + std::string(op.weight_format == "fp32" ? "f32" : "f16") + "_bytes_per_s"); v > 0) bw = v;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 
 namespace rooftop::engine {
 

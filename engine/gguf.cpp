@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "engine/ggml_types.h"
 
 namespace rooftop::engine {

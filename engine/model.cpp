@@ -3,7 +3,7 @@
 
 #include "base/limits.h"
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "engine/ggml_types.h"
 
 namespace rooftop::engine {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 
 namespace rooftop::engine {
 

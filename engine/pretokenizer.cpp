@@ -1,7 +1,7 @@
 // GPT-2's pre-tokenizer regex written out by hand over UTF-8 code points (no regex engine).
 #include "engine/pretokenizer.h"
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "engine/unicode_class.h"
 
 namespace rooftop::engine {

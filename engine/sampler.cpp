@@ -6,7 +6,7 @@
 #include <numeric>
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 
 namespace rooftop::engine {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <queue>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "engine/unicode_class.h"
 
 namespace rooftop::engine {

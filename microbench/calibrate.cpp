@@ -193,7 +193,6 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
     const MatrixShape& s = *sp;
     const bool big = sp == &llama8b_ffn();
     for (auto f : gemm_formats) {
-      if (big && !(f == F::f32 || f == F::q8_0 || f == F::q4_1 || f == F::q4_0 || f == F::f16)) continue;
       if (s.k % kernels::block_values(f) != 0) {
         rec.notes.push_back(skipped_shape("gemm", f, s));
         continue;

@@ -152,13 +152,13 @@ void check_attention(const char* op, std::span<const float> q, int64_t heads, co
                      std::span<float> out) {
   const std::string o(op);
   if (kv.kv_heads <= 0 || kv.head_dim <= 0)
-    throw InputError(o + ": KV cache shape (hk = " + std::to_string(kv.kv_heads) + ", d = " +
+    throw InternalError(o + ": KV cache shape (hk = " + std::to_string(kv.kv_heads) + ", d = " +
                      std::to_string(kv.head_dim) + "); expected hk >= 1 and d >= 1");
   if (heads <= 0 || heads % kv.kv_heads != 0)
-    throw InputError(o + ": " + std::to_string(heads) + " query heads for " + std::to_string(kv.kv_heads) +
+    throw InternalError(o + ": " + std::to_string(heads) + " query heads for " + std::to_string(kv.kv_heads) +
                      " KV heads; expected a positive multiple of the KV heads");
-  if (t <= 0) throw InputError(o + ": cache holds t = " + std::to_string(t) + " positions; expected t >= 1");
-  if (kv.k == nullptr || kv.v == nullptr) throw InputError(o + ": K or V cache pointer is null");
+  if (t <= 0) throw InternalError(o + ": cache holds t = " + std::to_string(t) + " positions; expected t >= 1");
+  if (kv.k == nullptr || kv.v == nullptr) throw InternalError(o + ": K or V cache pointer is null");
   check_size(op, "q (h, d)", int64_t(q.size()), heads * kv.head_dim);
   check_size(op, "out (h, d)", int64_t(out.size()), heads * kv.head_dim);
 }
@@ -178,13 +178,13 @@ void attention_decode(std::span<const float> q, int64_t heads, const KvView& kv,
 void attention_prefill(std::span<const float> q, int64_t n, int64_t heads, const KvView& kv, int64_t pos0,
                        std::span<float> out, ThreadPool& pool) {
   if (n <= 0 || pos0 < 0)
-    throw InputError("attention_prefill: n = " + std::to_string(n) + ", pos0 = " + std::to_string(pos0) +
+    throw InternalError("attention_prefill: n = " + std::to_string(n) + ", pos0 = " + std::to_string(pos0) +
                      "; expected n >= 1 and pos0 >= 0");
   const int64_t hd = heads * kv.head_dim;
   check_attention("attention_prefill", q.first(size_t(std::min<int64_t>(hd, int64_t(q.size())))), heads, kv, pos0 + n,
                   out.first(size_t(std::min<int64_t>(hd, int64_t(out.size())))));
   if (pos0 + n > (int64_t(1) << 24))  // the tiles compare positions as fp32, exact up to 2^24
-    throw InputError("attention_prefill: pos0 + n = " + std::to_string(pos0 + n) +
+    throw InternalError("attention_prefill: pos0 + n = " + std::to_string(pos0 + n) +
                      " positions; expected at most 16777216");
   check_size("attention_prefill", "q (n, h, d)", int64_t(q.size()), n * hd);
   check_size("attention_prefill", "out (n, h, d)", int64_t(out.size()), n * hd);

@@ -6,7 +6,7 @@ namespace rooftop::kernels {
 
 void dequantize_row(WeightFormat f, const std::byte* src, std::span<float> dst) {
   row_bytes(f, int64_t(dst.size()));  // validates the format and that dst is whole blocks
-  if (src == nullptr && !dst.empty()) throw InputError("dequantize_row: source is null");
+  if (src == nullptr && !dst.empty()) throw InternalError("dequantize_row: source is null");
   active_kernels().dequantize(f, src, dst.data(), int64_t(dst.size()));
 }
 

@@ -161,7 +161,7 @@ void dequantize_blocks_ref(WeightFormat f, const std::byte* src, float* dst, int
 
 void dequantize_row_ref(WeightFormat f, const std::byte* src, std::span<float> dst) {
   row_bytes(f, int64_t(dst.size()));  // validates the format and that dst is whole blocks
-  if (src == nullptr && !dst.empty()) throw InputError("dequantize_row_ref: source is null");
+  if (src == nullptr && !dst.empty()) throw InternalError("dequantize_row_ref: source is null");
   dequantize_blocks_ref(f, src, dst.data(), int64_t(dst.size()));
 }
 

@@ -3,7 +3,7 @@
 
 #include <cpuid.h>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 
 namespace rooftop::kernels {
 namespace {
@@ -51,7 +51,7 @@ bool isa_supported(Isa isa) {
 }
 
 const KernelTable& kernel_table(Isa isa) {
-  if (!isa_supported(isa)) throw InputError("kernel ISA not supported by this CPU; expected scalar, avx2 or avx512 per CPUID");
+  if (!isa_supported(isa)) throw InternalError("kernel ISA not supported by this CPU; expected scalar, avx2 or avx512 per CPUID");
   static const KernelTable scalar = make_scalar_kernels();
   switch (isa) {
     case Isa::avx2: { static const KernelTable t = make_avx2_kernels(); return t; }

@@ -27,10 +27,10 @@ void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std:
 // (Not the GPT-NeoX layout, which pairs x[i] with x[i + d/2].) Angles are computed in double.
 void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, float theta_base) {
   if (heads < 0 || head_dim <= 0 || head_dim % 2 != 0)
-    throw InputError("rope: head_dim = " + std::to_string(head_dim) + "; expected a positive even number");
+    throw InternalError("rope: head_dim = " + std::to_string(head_dim) + "; expected a positive even number");
   check_size("rope", "x (heads, d)", int64_t(x.size()), heads * head_dim);
   if (!(theta_base > 0) || pos < 0)
-    throw InputError("rope: base = " + std::to_string(theta_base) + ", pos = " + std::to_string(pos) +
+    throw InternalError("rope: base = " + std::to_string(theta_base) + ", pos = " + std::to_string(pos) +
                      "; expected base > 0 and pos >= 0");
   const int64_t half = head_dim / 2;
   thread_local std::vector<float> cs, sn;
@@ -62,7 +62,7 @@ void swiglu(std::span<const float> gate, std::span<const float> up, std::span<fl
 void softmax(std::span<float> x) {
   if (x.empty()) return;
   const float mx = *std::max_element(x.begin(), x.end());
-  if (!std::isfinite(mx)) throw InputError("softmax: input holds a non-finite maximum; expected finite logits");
+  if (!std::isfinite(mx)) throw InternalError("softmax: input holds a non-finite maximum; expected finite logits");
   double sum = 0;
   for (float& v : x) sum += (v = std::exp(v - mx));
   const float inv = float(1.0 / sum);

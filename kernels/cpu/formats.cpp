@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cpu/blocks.h"
 
 namespace rooftop::kernels {
@@ -22,7 +22,7 @@ const char* format_name(WeightFormat f) {
     case WeightFormat::q5_k: return "q5_k";
     case WeightFormat::q6_k: return "q6_k";
   }
-  throw InputError("unsupported weight format id " + std::to_string(uint32_t(f)) +
+  throw InternalError("unsupported weight format id " + std::to_string(uint32_t(f)) +
                    "; expected one of f32(0), f16(1), q4_0(2), q4_1(3), q5_0(6), q5_1(7), q8_0(8), q4_k(12), q5_k(13), q6_k(14), bf16(30)");
 }
 
@@ -65,7 +65,7 @@ int64_t block_bytes(WeightFormat f) {
 int64_t row_bytes(WeightFormat f, int64_t k) {
   const int64_t bv = block_values(f);
   if (k < 0 || k % bv != 0)
-    throw InputError(std::string("row of ") + std::to_string(k) + " values is not a whole number of " +
+    throw InternalError(std::string("row of ") + std::to_string(k) + " values is not a whole number of " +
                      format_name(f) + " blocks; expected a non-negative multiple of " + std::to_string(bv));
   return k / bv * block_bytes(f);
 }

@@ -20,9 +20,9 @@ void gemv_multi(std::span<const GemvTarget> targets, std::span<const float> x, T
   for (const GemvTarget& t : targets) {
     check_weight("gemv_multi", *t.W);
     if (t.W->k != k)
-      throw InputError("gemv_multi: matrices of " + std::to_string(t.W->k) + " and " + std::to_string(k) +
+      throw InternalError("gemv_multi: matrices of " + std::to_string(t.W->k) + " and " + std::to_string(k) +
                        " columns; expected one input width");
-    if (t.y == nullptr) throw InputError("gemv_multi: a target's output pointer is null");
+    if (t.y == nullptr) throw InternalError("gemv_multi: a target's output pointer is null");
     rows += t.W->m;
     q8 = q8 || gemv_uses_q8_activations(t.W->format);
     q4_1 = q4_1 || t.W->format == WeightFormat::q4_1;
@@ -47,7 +47,7 @@ void gemv_swiglu(const WeightView& gate, const WeightView& up, std::span<const f
   check_weight("gemv_swiglu", gate);
   check_weight("gemv_swiglu", up);
   if (gate.m != up.m || gate.k != up.k)
-    throw InputError("gemv_swiglu: gate (" + std::to_string(gate.m) + ", " + std::to_string(gate.k) + ") and up (" +
+    throw InternalError("gemv_swiglu: gate (" + std::to_string(gate.m) + ", " + std::to_string(gate.k) + ") and up (" +
                      std::to_string(up.m) + ", " + std::to_string(up.k) + "); expected the same shape");
   check_size("gemv_swiglu", "x", int64_t(x.size()), gate.k);
   check_size("gemv_swiglu", "h", int64_t(h.size()), gate.m);
@@ -68,7 +68,7 @@ void gemv_swiglu(const WeightView& gate, const WeightView& up, std::span<const f
 
 namespace {
 void check_batch_input(const char* op, const WeightView& W, std::span<const float> X, int64_t n) {
-  if (n < 1) throw InputError(std::string(op) + ": token count n = " + std::to_string(n) + "; expected n >= 1");
+  if (n < 1) throw InternalError(std::string(op) + ": token count n = " + std::to_string(n) + "; expected n >= 1");
   check_size(op, "X (n, k)", int64_t(X.size()), n * W.k);
 }
 }  // namespace
@@ -80,10 +80,10 @@ void gemv_batch_multi(std::span<const GemvBatchTarget> targets, std::span<const 
   for (const GemvBatchTarget& t : targets) {
     check_weight("gemv_batch_multi", *t.W);
     if (t.W->k != first.k || t.W->format != first.format)
-      throw InputError("gemv_batch_multi: matrices of " + std::to_string(t.W->k) + " and " + std::to_string(first.k) +
+      throw InternalError("gemv_batch_multi: matrices of " + std::to_string(t.W->k) + " and " + std::to_string(first.k) +
                        " columns (" + format_name(t.W->format) + ", " + format_name(first.format) +
                        "); expected one input width and one format");
-    if (t.Y == nullptr) throw InputError("gemv_batch_multi: a target's output pointer is null");
+    if (t.Y == nullptr) throw InternalError("gemv_batch_multi: a target's output pointer is null");
     rows += t.W->m;
   }
   check_batch_input("gemv_batch_multi", first, X, n);
@@ -106,7 +106,7 @@ void gemv_batch_swiglu(const WeightView& gate, const WeightView& up, std::span<c
   check_weight("gemv_batch_swiglu", gate);
   check_weight("gemv_batch_swiglu", up);
   if (gate.m != up.m || gate.k != up.k || gate.format != up.format)
-    throw InputError("gemv_batch_swiglu: gate (" + std::to_string(gate.m) + ", " + std::to_string(gate.k) + ", " +
+    throw InternalError("gemv_batch_swiglu: gate (" + std::to_string(gate.m) + ", " + std::to_string(gate.k) + ", " +
                      format_name(gate.format) + ") and up (" + std::to_string(up.m) + ", " + std::to_string(up.k) +
                      ", " + format_name(up.format) + "); expected the same shape and format");
   check_batch_input("gemv_batch_swiglu", gate, X, n);

@@ -18,7 +18,7 @@ namespace rooftop::kernels {
 namespace {
 void check_gemm(const char* op, const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) {
   check_weight(op, W);
-  if (n < 0) throw InputError(std::string(op) + ": token count n = " + std::to_string(n) + "; expected n >= 0");
+  if (n < 0) throw InternalError(std::string(op) + ": token count n = " + std::to_string(n) + "; expected n >= 0");
   check_size(op, "X (n, k)", int64_t(X.size()), n * W.k);
   check_size(op, "Y (n, m)", int64_t(Y.size()), n * W.m);
 }

@@ -178,9 +178,9 @@ void quant_q6_k(const float* x, BlockQ6K* b, int64_t nb) {
 void quantize_row(WeightFormat f, std::span<const float> src, std::byte* dst) {
   const int64_t k = int64_t(src.size());
   row_bytes(f, k);  // validates format and block multiple
-  if (dst == nullptr && k > 0) throw InputError("quantize_row: destination is null");
+  if (dst == nullptr && k > 0) throw InternalError("quantize_row: destination is null");
   for (float v : src)
-    if (!std::isfinite(v)) throw InputError(std::string("quantize_row: input holds a non-finite value; expected finite floats"));
+    if (!std::isfinite(v)) throw InternalError(std::string("quantize_row: input holds a non-finite value; expected finite floats"));
   const int64_t nb = k / block_values(f);
   switch (f) {
     case WeightFormat::f32: std::memcpy(dst, src.data(), size_t(k) * 4); return;

@@ -9,7 +9,7 @@
 namespace rooftop::kernels {
 
 int64_t argmax(std::span<const float> x) {
-  if (x.empty()) throw InputError("argmax: empty input; expected at least one value");
+  if (x.empty()) throw InternalError("argmax: empty input; expected at least one value");
   int64_t best = 0;
   for (size_t i = 1; i < x.size(); ++i)
     if (x[i] > x[size_t(best)]) best = int64_t(i);
@@ -20,7 +20,7 @@ int64_t argmax(std::span<const float> x) {
 void top_k(std::span<const float> x, std::span<int64_t> out) {
   const size_t k = out.size();
   if (k > x.size())
-    throw InputError("top_k: k = " + std::to_string(k) + " exceeds the " + std::to_string(x.size()) +
+    throw InternalError("top_k: k = " + std::to_string(k) + " exceeds the " + std::to_string(x.size()) +
                      " values; expected k <= n");
   if (k == 0) return;
   // "better" = larger value, then lower index; the heap's top is the worst kept element.

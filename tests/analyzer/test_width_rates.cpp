@@ -107,3 +107,33 @@ TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and 
   const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32"}, SpeedOptions{}).points.at(0).ttft_s;
   CHECK(ttft_with - ttft_without == Approx(605e-6).epsilon(1e-6));
 }
+
+TEST_CASE("a format with no GEMM calibration of its own borrows the slowest measured rates, not the peak", "[speed]") {
+  ModelSpec m = test::smollm2_135m();
+  m.hidden = 1024;  // widths q4_k's 256-value blocks divide, so bytes / bytes-per-value = weights exactly
+  m.heads = 16;
+  m.kv_heads = 4;
+  m.head_dim = 64;
+  m.ffn = 2048;
+  m.layers = 2;
+  ChipSpec c = cpu_with_width_rates();
+  c.measured["gemm_f32_pack_bytes_per_s"] = 20e9;   // 5e9 weights/s (4 B each): the slowest in weights/s
+  c.measured["gemm_f32_marginal_flops_per_s"] = 70e9;  // the slowest marginal rate
+  c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;   // 9.6e9 weights/s (0.625 B each)
+  c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
+  auto ttft = [&](const std::string& ffn_format) {
+    PrecisionPlan plan;
+    plan.weights = "q4_1";
+    plan.per_class[ParamClass::dense_ffn] = ffn_format;
+    plan.kv = "fp32";
+    SpeedOptions o;
+    o.batches = {1};
+    o.prompt_tokens = 64;
+    o.output_tokens = 1;
+    return speed(m, c, plan, o).points.at(0).ttft_s;
+  };
+  // Only the FFN differs. Its V = 3 x 2048 x 1024 x 2 layers weights, F = 2 V x 64 tokens FLOPs:
+  // q4_1 (its own pair): 0.625 V / 6e9 + F / 80e9; q4_k (borrowed): V / 5e9 + F / 70e9.
+  const double V = 3.0 * 2048 * 1024 * 2, F = 2 * V * 64;
+  CHECK(ttft("q4_k") - ttft("q4_1") == Approx((V / 5e9 + F / 70e9) - (0.625 * V / 6e9 + F / 80e9)).epsilon(1e-6));
+}

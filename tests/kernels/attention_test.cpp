@@ -79,8 +79,8 @@ TEST_CASE("attention rejects bad shapes", "[kernels][attention]") {
   ThreadPool pool(1);
   std::vector<float> k(64), v(64), q(24), out(24);
   KvView kv{k.data(), v.data(), false, 2, 8};
-  CHECK_THROWS_AS(attention_decode(q, 3, kv, 1, out, pool), rooftop::InputError);   // 3 % 2 != 0
+  CHECK_THROWS_AS(attention_decode(q, 3, kv, 1, out, pool), rooftop::InternalError);   // 3 % 2 != 0
   CHECK_THROWS_AS(attention_decode(std::span<const float>(q.data(), 16), 2, kv, 0, std::span<float>(out.data(), 16), pool),
-                  rooftop::InputError);                                               // t = 0
-  CHECK_THROWS_AS(attention_decode(q, 2, kv, 1, out, pool), rooftop::InputError);   // q has 24, expected 16
+                  rooftop::InternalError);                                               // t = 0
+  CHECK_THROWS_AS(attention_decode(q, 2, kv, 1, out, pool), rooftop::InternalError);   // q has 24, expected 16
 }

@@ -27,8 +27,8 @@ TEST_CASE("block geometry matches ggml's type sizes", "[kernels][formats]") {
   CHECK(row_bytes(WeightFormat::bf16, 7) == 14);
   CHECK(row_bytes(WeightFormat::f32, 7) == 28);
   CHECK(std::string(format_name(WeightFormat::q4_k)) == "q4_k");
-  CHECK_THROWS_AS(row_bytes(WeightFormat::q4_0, 48), rooftop::InputError);
-  CHECK_THROWS_AS(row_bytes(WeightFormat(9), 32), rooftop::InputError);  // q8_1: not a weight format here
+  CHECK_THROWS_AS(row_bytes(WeightFormat::q4_0, 48), rooftop::InternalError);
+  CHECK_THROWS_AS(row_bytes(WeightFormat(9), 32), rooftop::InternalError);  // q8_1: not a weight format here
 }
 
 TEST_CASE("fp16 round trip is exact for every half value", "[kernels][formats]") {
@@ -242,13 +242,13 @@ TEST_CASE("quantize then dequantize stays within each format's step", "[kernels]
   }
 }
 
-TEST_CASE("bad arguments are InputErrors", "[kernels][formats]") {
+TEST_CASE("bad arguments are the caller's bug: InternalErrors", "[kernels][formats]") {
   std::vector<float> y(33);
   std::vector<std::byte> src(64);
-  CHECK_THROWS_AS(dequantize_row(WeightFormat::q8_0, src.data(), y), rooftop::InputError);
-  CHECK_THROWS_AS(dequantize_row_ref(WeightFormat::q4_0, src.data(), y), rooftop::InputError);
-  CHECK_THROWS_AS(quantize_row(WeightFormat::q4_k, std::vector<float>(100, 1.0f), src.data()), rooftop::InputError);
+  CHECK_THROWS_AS(dequantize_row(WeightFormat::q8_0, src.data(), y), rooftop::InternalError);
+  CHECK_THROWS_AS(dequantize_row_ref(WeightFormat::q4_0, src.data(), y), rooftop::InternalError);
+  CHECK_THROWS_AS(quantize_row(WeightFormat::q4_k, std::vector<float>(100, 1.0f), src.data()), rooftop::InternalError);
   std::vector<float> nan_row(32, 1.0f);
   nan_row[3] = std::nanf("");
-  CHECK_THROWS_AS(quantize_row(WeightFormat::q8_0, nan_row, src.data()), rooftop::InputError);
+  CHECK_THROWS_AS(quantize_row(WeightFormat::q8_0, nan_row, src.data()), rooftop::InternalError);
 }

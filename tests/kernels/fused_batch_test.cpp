@@ -78,7 +78,7 @@ TEST_CASE("gemv_batch_multi and gemv_batch_swiglu equal the unfused batched kern
   TestWeights a = make_weights(rng, WeightFormat::f32, 8, 64), b = make_weights(rng, WeightFormat::f32, 8, 32);
   std::vector<float> X(64), ya(8), yb(8);
   const GemvBatchTarget mixed[2] = {{&a.view, ya.data()}, {&b.view, yb.data()}};
-  CHECK_THROWS_AS(gemv_batch_multi(mixed, X, 1, pool), rooftop::InputError);  // two input widths
-  CHECK_THROWS_AS(gemv_batch_swiglu(a.view, b.view, X, 1, ya, pool), rooftop::InputError);
-  CHECK_THROWS_AS(gemv_batch_multi(std::span<const GemvBatchTarget>(mixed, 1), X, 0, pool), rooftop::InputError);
+  CHECK_THROWS_AS(gemv_batch_multi(mixed, X, 1, pool), rooftop::InternalError);  // two input widths
+  CHECK_THROWS_AS(gemv_batch_swiglu(a.view, b.view, X, 1, ya, pool), rooftop::InternalError);
+  CHECK_THROWS_AS(gemv_batch_multi(std::span<const GemvBatchTarget>(mixed, 1), X, 0, pool), rooftop::InternalError);
 }

@@ -126,12 +126,12 @@ TEST_CASE("gemv rejects mismatched shapes", "[kernels][gemv]") {
   TestWeights w = make_weights(rng, WeightFormat::q4_0, 4, 64);
   std::vector<float> x(64), y(4), bad_x(63), bad_y(5);
   CHECK_NOTHROW(gemv(w.view, x, y, pool));
-  CHECK_THROWS_AS(gemv(w.view, bad_x, y, pool), rooftop::InputError);
-  CHECK_THROWS_AS(gemv(w.view, x, bad_y, pool), rooftop::InputError);
+  CHECK_THROWS_AS(gemv(w.view, bad_x, y, pool), rooftop::InternalError);
+  CHECK_THROWS_AS(gemv(w.view, x, bad_y, pool), rooftop::InternalError);
   WeightView odd = w.view;
   odd.k = 48;
-  CHECK_THROWS_AS(gemv(odd, std::vector<float>(48), y, pool), rooftop::InputError);
+  CHECK_THROWS_AS(gemv(odd, std::vector<float>(48), y, pool), rooftop::InternalError);
   WeightView null_data = w.view;
   null_data.data = nullptr;
-  CHECK_THROWS_AS(gemv_ref(null_data, x, y), rooftop::InputError);
+  CHECK_THROWS_AS(gemv_ref(null_data, x, y), rooftop::InternalError);
 }
