@@ -151,7 +151,9 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // weight, whatever the stored bits). Without this the op fell back to the peak: a Q4_K_M file's prefill
       // was predicted 3-10x too fast (docs/validate-files.md).
       double values_per_s = 0, slowest_marginal = 0;
-      for (const auto& [key, v] : r.chip->measured) {
+      for (const auto& entry : r.chip->measured) {  // not a structured binding: clang 14 cannot capture one
+        const std::string& key = entry.first;
+        const double v = entry.second;
         const std::string pre = "gemm_", pack_suffix = "_pack_bytes_per_s", marg_suffix = "_marginal_flops_per_s";
         if (key.rfind(pre, 0) != 0 || !(v > 0)) continue;
         auto format_of = [&](const std::string& suffix) -> std::string {
@@ -167,7 +169,7 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         }
         if (!format_of(marg_suffix).empty()) slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, v) : v;
       }
-      if (values_per_s > 0 && slowest_marginal > 0) {
+      if (values_per_s > 0 && slowest_marginal > 0 && get("gemm_" + k + "_flops_per_s") <= 0) {  // its own rate first
         if (bound) *bound = "compute";
         const double values = op.weight_bytes / find_format(op.weight_format).bytes_per_value();
         return values / values_per_s + op.flops / slowest_marginal;

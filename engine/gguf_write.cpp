@@ -102,6 +102,8 @@ void write_llama_gguf(const std::string& path, const LlamaModel& m, const std::m
   kv["llama.feed_forward_length"] = u32(c.ffn_dim);
   kv["llama.context_length"] = u32(c.context);
   kv["llama.rope.dimension_count"] = u32(c.head_dim);
+  kv["llama.attention.key_length"] = u32(c.head_dim);  // heads x head dim may differ from the width (Qwen3)
+  kv["llama.attention.value_length"] = u32(c.head_dim);
   kv["llama.attention.layer_norm_rms_epsilon"] = f32(c.rms_eps);
   kv["llama.rope.freq_base"] = f32(c.rope_base);
   kv["llama.vocab_size"] = u32(c.vocab);

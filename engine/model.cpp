@@ -97,10 +97,18 @@ LlamaModel load_llama(GgufFile file) {
                      std::to_string(limits::kContext));
   c.rms_eps = float(g.get_float("llama.attention.layer_norm_rms_epsilon").value_or(1e-5));
   c.rope_base = float(g.get_float("llama.rope.freq_base").value_or(10000.0));
-  if (c.dim % c.heads != 0 || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 || c.layers > 1024)
+  const bool key_length = g.get_int("llama.attention.key_length").has_value();
+  if ((c.dim % c.heads != 0 && !key_length) || c.kv_heads <= 0 || c.heads % c.kv_heads != 0 || c.layers > 1024)
     throw InputError(path + ": inconsistent attention shape: " + std::to_string(c.dim) + " wide, " +
                      std::to_string(c.heads) + " heads, " + std::to_string(c.kv_heads) + " KV heads");
+  // Head dim: attention.key_length when given (Qwen3: 128 with width 1024 and 16 heads), else width / heads.
   c.head_dim = c.dim / c.heads;
+  if (auto kl = g.get_int("llama.attention.key_length")) {
+    if (*kl <= 0 || *kl > limits::kHidden || g.get_int("llama.attention.value_length").value_or(*kl) != *kl)
+      throw InputError(path + ": llama.attention.key_length " + std::to_string(*kl) +
+                       " is out of range or differs from value_length; expected equal key and value head dims");
+    c.head_dim = *kl;
+  }
   if (c.head_dim % 2 != 0) throw InputError(path + ": head dimension " + std::to_string(c.head_dim) + " is odd");
   if (auto rd = g.get_int("llama.rope.dimension_count"); rd && *rd != c.head_dim)
     throw InputError(path + ": partial RoPE (" + std::to_string(*rd) + " of " + std::to_string(c.head_dim) +

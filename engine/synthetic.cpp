@@ -25,11 +25,12 @@ LlamaModel synthetic_llama(const LlamaConfig& c, kernels::WeightFormat f, bool t
   return synthetic_llama(c, [f](const std::string&, int64_t, int64_t) { return f; }, tied, seed);
 }
 
-FormatRule q4_k_m_rule(int64_t layers) {
-  return [layers](const std::string& tensor, int64_t layer, int64_t cols) {
+FormatRule q4_k_m_rule(int64_t layers, bool tied) {
+  return [layers, tied](const std::string& tensor, int64_t layer, int64_t cols) {
     using F = kernels::WeightFormat;
     const bool more_bits = layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
-    const bool q6 = tensor == "output" || ((tensor == "attn_v" || tensor == "ffn_down") && more_bits);
+    const bool output = tensor == "output" || (tied && tensor == "token_embd");
+    const bool q6 = output || ((tensor == "attn_v" || tensor == "ffn_down") && more_bits);
     if (cols % 256 != 0) return q6 ? F::q8_0 : F::q5_0;
     return q6 ? F::q6_k : F::q4_k;
   };

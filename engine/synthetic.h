@@ -25,9 +25,10 @@ using FormatRule = std::function<kernels::WeightFormat(const std::string& tensor
 // The same with a format per matrix; InputError when a format's block does not divide its matrix's width.
 LlamaModel synthetic_llama(const LlamaConfig& c, const FormatRule& rule, bool tied, uint32_t seed);
 
-// A Q4_K_M file's recipe as llama.cpp's quantizer describes it: q4_k throughout, q6_k for the output and for
-// attn_v and ffn_down in the first and last eighth of the layers and every third layer between; rows whose
-// width is not a multiple of 256 fall back to q5_0 (for q4_k) and q8_0 (for q6_k).
-FormatRule q4_k_m_rule(int64_t layers);
+// A Q4_K_M file's recipe as llama.cpp's quantizer describes it: q4_k throughout, q6_k for the output (the
+// embedding too when it is the output, `tied`) and for attn_v and ffn_down in the first and last eighth of the
+// layers and every third layer between; rows whose width is not a multiple of 256 fall back to q5_0 (for q4_k)
+// and q8_0 (for q6_k). Left out: the larger attn_v types llama.cpp picks for 70B-class grouped-query models.
+FormatRule q4_k_m_rule(int64_t layers, bool tied);
 
 }  // namespace rooftop::engine

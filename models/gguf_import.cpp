@@ -191,8 +191,8 @@ PrecisionPlan gguf_precision_plan(const engine::GgufFile& f, const std::string& 
     const auto info = engine::ggml_type_info(t.type);
     if (!info) continue;  // the parser refuses unknown types; kept total for safety
     const double bytes = static_cast<double>(t.bytes);
-    by_type[info->name] += bytes;
     if (const auto cls = tensor_class(t.name)) {
+      by_type[info->name] += bytes;  // the listed formats add up to the weights
       p.stored_bytes[*cls] += bytes;
       if (t.dims.size() >= 2) by_class[*cls][analyzer_format(*info)] += bytes;  // matrices set the rates
     }

@@ -39,7 +39,7 @@ engine::RunPrediction predict(const Context& ctx, const engine::LlamaModel& mode
   FitOptions fo;  // the run's memory: its KV capacity, the whole prompt in flight, the process before loading
   fo.context = r.kv_capacity;
   fo.prefill_chunk = std::max<int64_t>(1, r.prompt_tokens);
-  fo.overhead_bytes = baseline_resident_bytes;
+  if (baseline_resident_bytes > 0) fo.overhead_bytes = baseline_resident_bytes;  // else the fit's stated default
   const FitResult f = fit(spec, chip, plan, fo);
   p.memory_bytes = f.total_bytes;
   p.weights_bytes = f.weights.total;

@@ -43,7 +43,7 @@ void register_synth(CLI::App& app, Context& ctx) {
       if (auto why = microbench::decode_shape_problem(m, kernels::WeightFormat::f32); !why.empty()) throw InputError(why);
       engine::FormatRule rule;
       if (o->format == "q4_k_m") {
-        rule = engine::q4_k_m_rule(c.layers);
+        rule = engine::q4_k_m_rule(c.layers, m.tied_embeddings);
       } else {
         kernels::WeightFormat f{};
         bool found = false;

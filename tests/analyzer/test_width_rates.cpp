@@ -102,9 +102,9 @@ TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and 
   CHECK(p.tpot_s - without == Approx(605e-6).epsilon(1e-9));
   // The same cost is in a prompt's prefill pass.
   c.measured.erase("overhead_region_start_s");
-  const double ttft_without = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32"}, SpeedOptions{}).points.at(0).ttft_s;
+  const double ttft_without = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
   c.measured["overhead_region_start_s"] = 5e-6;
-  const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32"}, SpeedOptions{}).points.at(0).ttft_s;
+  const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
   CHECK(ttft_with - ttft_without == Approx(605e-6).epsilon(1e-6));
 }
 
@@ -136,4 +136,7 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
   // q4_1 (its own pair): 0.625 V / 6e9 + F / 80e9; q4_k (borrowed): V / 5e9 + F / 70e9.
   const double V = 3.0 * 2048 * 1024 * 2, F = 2 * V * 64;
   CHECK(ttft("q4_k") - ttft("q4_1") == Approx((V / 5e9 + F / 70e9) - (0.625 * V / 6e9 + F / 80e9)).epsilon(1e-6));
+  // A format with its own plain n = 128 rate (its pair rejected as noise) keeps that rate: nothing is borrowed.
+  c.measured["gemm_q4_k_flops_per_s"] = 50e9;
+  CHECK(ttft("q4_k") - ttft("q4_1") == Approx(F / 50e9 - (0.625 * V / 6e9 + F / 80e9)).epsilon(1e-6));
 }

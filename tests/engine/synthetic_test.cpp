@@ -114,7 +114,7 @@ TEST_CASE("a synthetic model written as GGUF reads back and runs bit for bit", "
   c.head_dim = 64;
   c.ffn_dim = 320;  // not a multiple of 256: ffn_down falls back to q5_0 / q8_0
   c.layers = 9;
-  const LlamaModel m = synthetic_llama(c, q4_k_m_rule(c.layers), false, 3);
+  const LlamaModel m = synthetic_llama(c, q4_k_m_rule(c.layers, false), false, 3);
   // Q4_K_M: q6_k output; attn_v q6_k in layers 0 (first eighth), 7 and 8 (last eighth) and 3, 6 (every third
   // from layers / 8 = 1); q4_k elsewhere; ffn_down rows of 320 fall back to q8_0 / q5_0.
   CHECK(m.output.format == kernels::WeightFormat::q6_k);
@@ -146,5 +146,32 @@ TEST_CASE("a synthetic model written as GGUF reads back and runs bit for bit", "
   const auto lb = b.prefill(prompt);
   REQUIRE(lb.size() == first.size());
   CHECK(std::memcmp(lb.data(), first.data(), first.size() * sizeof(float)) == 0);  // same bytes, same kernels
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("synthetic files keep a head dim that is not width / heads, and a tied Q4_K_M embedding is the output's q6_k",
+          "[synthetic][gguf]") {
+  kernels::ThreadPool pool(1);
+  LlamaConfig c = toy();
+  c.dim = 256;
+  c.heads = 4;
+  c.kv_heads = 2;
+  c.head_dim = 128;  // 4 x 128 = 512 query width from a 256-wide model, as Qwen3-0.6B (16 x 128 from 1024)
+  const LlamaModel m = synthetic_llama(c, q4_k_m_rule(c.layers, true), true, 5);
+  CHECK(m.token_embd.format == kernels::WeightFormat::q6_k);  // tied: the embedding is the output
+  CHECK(m.layers[0].wq.m == 512);
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-synth";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "toy-wide-heads.gguf").string();
+  write_llama_gguf(path, m, {});
+  const LlamaModel back = load_llama(path);
+  CHECK(back.cfg.head_dim == 128);
+  CHECK(back.tied_embeddings);
+  const std::vector<int32_t> prompt = random_tokens(4, 2);
+  Forward a(m, 8, pool), b(back, 8, pool);
+  const auto la = a.prefill(prompt);
+  const std::vector<float> first(la.begin(), la.end());
+  const auto lb = b.prefill(prompt);
+  CHECK(std::memcmp(lb.data(), first.data(), first.size() * sizeof(float)) == 0);
   std::filesystem::remove(path);
 }
