@@ -48,6 +48,10 @@ struct RunRecord {
   int64_t kv_capacity = 0;          // positions the KV cache holds (allocated whole)
   double peak_resident_bytes = 0;   // VmHWM after the run (0: not readable)
   std::optional<RunPrediction> predicted;
+  // --refresh: the same prediction from the file's formats' calibrated figures re-measured right after the run
+  // (the machine's speed now rather than at calibration time), and why it is absent when the refresh was refused.
+  std::optional<RunPrediction> predicted_refreshed;
+  std::string refresh_note;
 };
 
 }  // namespace rooftop::engine

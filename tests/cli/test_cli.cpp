@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analyzer/cli/cli.h"
+#include "cli/cli.h"
 #include "analyzer/errors.h"
 #include "engine/gguf.h"
 #include "engine/model_path.h"
@@ -377,4 +377,18 @@ TEST_CASE("the held-out sources of validate/heldout load, and their llama.cpp de
     CHECK(std::abs(r["predicted"].get<double>() / r["measured"].get<double>() - 1.0) < 0.15);
   }
   CHECK(decode == 6);
+}
+
+TEST_CASE("run --refresh predicts again from the file's formats re-measured now, or says why not", "[gguf]") {
+  auto j = json_of({"run", "--prompt", "The capital of France is", "-n", "3", "--refresh", "--threads", "2"});
+  if (j.contains("predicted_refreshed")) {
+    const auto& p = j["predicted_refreshed"];
+    CHECK((p["tpot_s"].get<double>() > 0 && std::isfinite(p["tpot_s"].get<double>())));
+    CHECK((p["ttft_s"].get<double>() > 0 && std::isfinite(p["ttft_s"].get<double>())));
+    // the same file and context: memory does not depend on the rates
+    CHECK(p["memory_bytes"].get<double>() == j["predicted"]["memory_bytes"].get<double>());
+  } else {
+    REQUIRE(j.contains("refresh_note"));  // an uncalibrated CPU, or re-measured figures refused as noisy
+    CHECK(!j["refresh_note"].get<std::string>().empty());
+  }
 }

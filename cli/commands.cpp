@@ -1,5 +1,5 @@
 // The list of commands: each cmd_<name>.cpp defines one registrar, listed here once.
-#include "analyzer/cli/cli.h"
+#include "cli/cli.h"
 
 namespace rooftop::cli {
 

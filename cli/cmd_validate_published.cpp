@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "analyzer/errors.h"
 #include "base/files.h"
 #include "hwdb/runtime_cards.h"

@@ -1,7 +1,7 @@
 // rooftop fit: the memory budget of a model on a chip (weights, KV, activations, overhead) and its limits.
 #include <cmath>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "reports/fit_report.h"

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "analyzer/chip_spec.h"
-#include "analyzer/cli/cli.h"
+#include "cli/cli.h"
 #include "analyzer/memory.h"
 #include "analyzer/runtime.h"
 #include <optional>

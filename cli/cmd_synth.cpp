@@ -2,7 +2,7 @@
 // real tokenizer: model files nobody tuned for, to time with `rooftop run` (or llama.cpp) against predictions.
 #include <fmt/format.h>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "analyzer/errors.h"
 #include "analyzer/params.h"
 #include "engine/gguf_write.h"

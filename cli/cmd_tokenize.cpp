@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/cli/cli.h"
+#include "cli/cli.h"
 #include "engine/model_path.h"
 #include "engine/tokenizer.h"
 

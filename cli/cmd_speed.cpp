@@ -1,5 +1,5 @@
 // rooftop speed / rooftop cost: TTFT, TPOT, tok/s, $/Mtok and J/token across a batch sweep.
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "analyzer/speed.h"

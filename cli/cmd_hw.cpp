@@ -1,7 +1,7 @@
 // rooftop hw list | hw show ID: the hardware database.
 #include <nlohmann/json.hpp>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "reports/fit_report.h"
 #include "reports/table.h"
 #include "reports/units.h"

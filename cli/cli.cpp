@@ -1,5 +1,5 @@
 // cli::run: builds the CLI11 app from the registrars, parses, runs the action and maps errors to exit codes.
-#include "analyzer/cli/cli.h"
+#include "cli/cli.h"
 
 #include <cerrno>
 #include <cmath>

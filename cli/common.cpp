@@ -1,5 +1,5 @@
 // Resolution of the shared options: database loading (once per process), model, chip and precision plan.
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "hwdb/runtime_cards.h"
 
 #include <memory>

@@ -1,7 +1,7 @@
 // rooftop formats: every number format with its true bits per weight, block layout and family.
 #include <nlohmann/json.hpp>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "analyzer/formats.h"
 #include "analyzer/runtime.h"
 #include "reports/table.h"

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "base/files.h"

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "base/files.h"

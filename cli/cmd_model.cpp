@@ -1,7 +1,7 @@
 // rooftop model list | model show ID|PATH: the model database, parameters derived by class.
 #include <nlohmann/json.hpp>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "analyzer/formats.h"
 #include "analyzer/params.h"
 #include "reports/table.h"

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "analyzer/speed.h"

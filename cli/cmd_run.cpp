@@ -2,11 +2,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <thread>
 
-#include "analyzer/cli/cli.h"
-#include "analyzer/cli/common.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "hwdb/hwdb.h"
 #include "base/limits.h"
 #include "analyzer/speed.h"
@@ -16,6 +17,9 @@
 #include "engine/model_path.h"
 #include "engine/run_record.h"
 #include "kernels/cpu/thread_pool.h"
+#include "hwdb/calibration.h"
+#include "microbench/calibrate.h"
+#include "microbench/calibration_record.h"
 #include "microbench/validate_file.h"
 #include "base/process.h"
 #include "models/models.h"
@@ -25,10 +29,9 @@ namespace {
 
 // What the analyzer predicts for this run on the "cpu" card: batch 1, the same prompt and output lengths,
 // the file's own tensors (exact bytes, each class's largest format for its rates), fp32 KV as the engine keeps it.
-engine::RunPrediction predict(const Context& ctx, const engine::LlamaModel& model, const std::string& path,
+engine::RunPrediction predict(const ChipSpec& chip, const engine::LlamaModel& model, const std::string& path,
                               const engine::RunRecord& r, double baseline_resident_bytes) {
   ModelSpec spec = models::from_gguf(path);
-  ChipSpec chip = resolve_chip(ctx, "cpu");
   const PrecisionPlan plan = models::gguf_precision_plan(model.file, "fp32");  // the engine keeps KV in fp32
   SpeedOptions o;
   o.batches = {1};
@@ -85,13 +88,16 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
   if (!r.first_top.empty()) j["first_top"] = top_json(tok, r.first_top);
   j["kv_capacity"] = r.kv_capacity;
   if (r.peak_resident_bytes > 0) j["peak_resident_bytes"] = r.peak_resident_bytes;
-  if (r.predicted)
-    j["predicted"] = {{"ttft_s", r.predicted->ttft_s}, {"tpot_s", r.predicted->tpot_s},
-                      {"decode_tokens_per_s", r.predicted->decode_tokens_per_s},
-                      {"memory_bytes", r.predicted->memory_bytes},
-                      {"memory_parts", {{"weights_bytes", r.predicted->weights_bytes}, {"kv_bytes", r.predicted->kv_bytes},
-                                        {"activation_bytes", r.predicted->activation_bytes},
-                                        {"overhead_bytes", r.predicted->overhead_bytes}}}};
+  auto prediction = [](const engine::RunPrediction& p) {
+    return nlohmann::json{{"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}, {"decode_tokens_per_s", p.decode_tokens_per_s},
+                          {"memory_bytes", p.memory_bytes},
+                          {"memory_parts", {{"weights_bytes", p.weights_bytes}, {"kv_bytes", p.kv_bytes},
+                                            {"activation_bytes", p.activation_bytes},
+                                            {"overhead_bytes", p.overhead_bytes}}}};
+  };
+  if (r.predicted) j["predicted"] = prediction(*r.predicted);
+  if (r.predicted_refreshed) j["predicted_refreshed"] = prediction(*r.predicted_refreshed);
+  if (!r.refresh_note.empty()) j["refresh_note"] = r.refresh_note;
   return j;
 }
 
@@ -138,6 +144,10 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) 
     s += fmt::format("{:<22}{:>12.3f} {:>12.3f}\n", "TPOT (ms)", r.tpot_s * 1e3, r.predicted->tpot_s * 1e3);
     s += fmt::format("{:<22}{:>12.1f} {:>12.1f}\n", "decode tok/s", r.decode_tokens_per_s,
                      r.predicted->decode_tokens_per_s);
+    if (r.predicted_refreshed)
+      s += fmt::format("{:<22}{:>12} {:>12.2f} / {:.3f}  (TTFT ms / TPOT ms from the file's formats re-measured just now)\n",
+                       "predicted, refreshed", "", r.predicted_refreshed->ttft_s * 1e3, r.predicted_refreshed->tpot_s * 1e3);
+    if (!r.refresh_note.empty()) s += "refresh: " + r.refresh_note + "\n";
     if (r.peak_resident_bytes > 0)
       s += fmt::format("{:<22}{:>12.1f} {:>12.1f}  (fit: weights {:.1f} + KV {:.1f} for {} positions + activations "
                        "{:.1f} + the runtime before the weights were read {:.1f})\n",
@@ -155,7 +165,7 @@ void register_run(CLI::App& app, Context& ctx) {
     std::string gguf, prompt;
     int64_t n = 64, show_logits = 0, context = 0;
     int threads = 0;
-    bool chat = false, ignore_eos = false, special = false;
+    bool chat = false, ignore_eos = false, special = false, refresh = false;
     std::string system = engine::kSmolLM2SystemPrompt;
     engine::SamplerConfig s;
     OutputOptions out;
@@ -176,6 +186,9 @@ void register_run(CLI::App& app, Context& ctx) {
   cmd->add_option("--show-logits", o->show_logits, "print the N likeliest next tokens at each step")->capture_default_str()->check(in_range(0, 1000));
   cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
   cmd->add_option("--context", o->context, "KV cache capacity in tokens (0 = prompt + n)")->check(in_range(0, double(limits::kContext)));
+  cmd->add_flag("--refresh", o->refresh,
+                "after the run, re-measure the calibrated figures of the file's formats (a few seconds) and predict from "
+                "them too: this machine's speed now, not at calibration time");
   cmd->add_flag("--ignore-eos", o->ignore_eos, "keep generating past the stop token (for timing)");
   add_output_options(*cmd, o->out, {"table", "json"});
   cmd->callback([&ctx, o] {
@@ -221,7 +234,31 @@ void register_run(CLI::App& app, Context& ctx) {
       r.threads = pool.size();
       r.kv_capacity = capacity;
       r.peak_resident_bytes = resident_memory().value_or(ResidentMemory{}).peak_bytes;
-      r.predicted = predict(ctx, model, path, r, baseline);
+      const ChipSpec chip = resolve_chip(ctx, "cpu");
+      r.predicted = predict(chip, model, path, r, baseline);
+      if (o->refresh) {
+        // The formats the prediction reads, re-measured as `rooftop validate` does before each format's points.
+        microbench::CalibrateOptions copt;
+        copt.threads = o->threads;
+        copt.refresh_prefill = true;
+        auto add = [&](kernels::WeightFormat f) {
+          auto& fs = copt.refresh_formats;
+          if (std::find(fs.begin(), fs.end(), f) == fs.end()) fs.push_back(f);
+        };
+        add(model.token_embd.format);
+        add(model.output.format);
+        for (const auto& l : model.layers)
+          for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) add(w->format);
+        if (chip.measured.empty()) {
+          r.refresh_note = "this CPU is not calibrated (run rooftop calibrate): nothing to refresh";
+        } else {
+          const microbench::CalibrationRecord rec = microbench::run_calibration(copt);
+          std::string why;
+          const ChipSpec now = hwdb::apply_calibration(chip, microbench::calibration_json(rec), &why);
+          if (why.empty()) r.predicted_refreshed = predict(now, model, path, r, baseline);
+          else r.refresh_note = "re-measured figures rejected (" + why + ")";
+        }
+      }
       if (o->out.format == "json")
         emit(ctx, o->out, run_json(r, tok).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
       else

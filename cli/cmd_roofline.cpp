@@ -1,5 +1,5 @@
 // rooftop roofline: ridge point, and where prefill and decode at several batch sizes sit.
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/roofline.h"
 #include "reports/speed_report.h"

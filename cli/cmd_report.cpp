@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analyzer/cli/common.h"
+#include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "hwdb/hwdb.h"
