@@ -1,4 +1,5 @@
 // rooftop calibrate: measure this machine's ceilings and kernels, write the calibration file, print the figures.
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdio>
@@ -75,7 +76,33 @@ std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, c
                         reports::sig(r.overhead.per_value_s * 1e9) + " ns per value of the small ops (norms, RoPE, SwiGLU); " +
                         reports::seconds(r.overhead.region_start.per_region_s) +
                         " to start each GEMV region from DRAM (separate ~1 MB matrices against 32 MiB ones)");
-  for (const auto& n : r.notes) k.footnotes.push_back("note: " + n);
+  // The imprecise figures in one line (each is marked WIDE above; the JSON record keeps one note per figure).
+  std::vector<const microbench::KernelResult*> wide;
+  for (const auto& x : r.kernels)
+    if (x.seconds.wide) wide.push_back(&x);
+  std::sort(wide.begin(), wide.end(), [](auto* a, auto* b) { return a->seconds.iqr_relative > b->seconds.iqr_relative; });
+  const auto imprecise = std::count_if(r.notes.begin(), r.notes.end(),
+                                       [](const std::string& n) { return n.find(": wide spread (") != std::string::npos; });
+  if (imprecise > 0) {
+    std::string worst;
+    for (size_t i = 0; i < std::min<size_t>(3, wide.size()); ++i)
+      worst += (i ? ", " : "") + wide[i]->name + " " + pct(wide[i]->seconds.iqr_relative);
+    k.footnotes.push_back(std::to_string(imprecise) + " figures spread widely between samples (interquartile range above " +
+                          "10% of the median; kernels marked WIDE): imprecise" + (worst.empty() ? "" : "; the widest: " + worst));
+  }
+  // Shapes a format's blocks do not divide, in one line too ("gemv_q4_k at 1536x576 (smollm2-135m) skipped: ...").
+  std::vector<std::string> skipped;
+  for (const auto& n : r.notes)
+    if (const auto at = n.find(" skipped: k = "); at != std::string::npos) skipped.push_back(n.substr(0, at));
+  if (!skipped.empty()) {
+    std::string list;
+    for (const auto& x : skipped) list += (list.empty() ? "" : ", ") + x;
+    k.footnotes.push_back(std::to_string(skipped.size()) + " shapes skipped (the width is not a whole number of the format's "
+                          "blocks): " + list);
+  }
+  for (const auto& n : r.notes)
+    if (n.find(": wide spread (") == std::string::npos && n.find(" skipped: k = ") == std::string::npos)
+      k.footnotes.push_back("note: " + n);
   out.push_back(k);
   return out;
 }

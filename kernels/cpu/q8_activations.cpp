@@ -101,42 +101,34 @@ float row_q8_0(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
   return acc;
 }
 
-float row_q4_k(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
+// q4_k / q5_k: sub-block j's 32 values Q(block, j, l) (0..15 or 0..31), d * sc * dx * dot - dmin * m * dx * sum(qx).
+template <class Block, class Q>
+float row_kquant(const Block* w, const Q8Activations& xq, int64_t nb, Q value) {
   float acc = 0;
   for (int64_t b = 0; b < nb; ++b) {
     const float d = fp16_to_fp32(w[b].d), dmin = fp16_to_fp32(w[b].dmin);
-    for (int j = 0; j < 8; ++j) {  // sub-block j: 32 values, nibbles in chunk j / 2, low or high half
+    for (int j = 0; j < 8; ++j) {
       uint8_t sc, m;
       q4k_scale_min(w[b].scales, j, sc, m);
-      const uint8_t* qs = w[b].qs + 32 * (j / 2);
-      const int shift = 4 * (j % 2);
       const int64_t xb = b * 8 + j;
       const int8_t* q = xq.q.data() + xb * 32;
       int dot = 0;
-      for (int l = 0; l < 32; ++l) dot += int((qs[l] >> shift) & 0xF) * q[l];
+      for (int l = 0; l < 32; ++l) dot += value(w[b], j, l) * q[l];
       acc += d * float(sc) * xq.d[size_t(xb)] * float(dot) - dmin * float(m) * xq.sum_scaled[size_t(xb)];
     }
   }
   return acc;
 }
 
-float row_q5_k(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
-  float acc = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    const float d = fp16_to_fp32(w[b].d), dmin = fp16_to_fp32(w[b].dmin);
-    for (int j = 0; j < 8; ++j) {  // sub-block j: nibbles as q4_k, fifth bit j of qh[l]
-      uint8_t sc, m;
-      q4k_scale_min(w[b].scales, j, sc, m);
-      const uint8_t* qs = w[b].qs + 32 * (j / 2);
-      const int shift = 4 * (j % 2);
-      const int64_t xb = b * 8 + j;
-      const int8_t* q = xq.q.data() + xb * 32;
-      int dot = 0;
-      for (int l = 0; l < 32; ++l) dot += int(((qs[l] >> shift) & 0xF) | ((w[b].qh[l] >> j) & 1) << 4) * q[l];
-      acc += d * float(sc) * xq.d[size_t(xb)] * float(dot) - dmin * float(m) * xq.sum_scaled[size_t(xb)];
-    }
-  }
-  return acc;
+// Sub-block j's nibbles: chunk j / 2 of 32 bytes, low nibbles for even j, high for odd.
+int nibble_of(const uint8_t* qs, int j, int l) { return (qs[32 * (j / 2) + l] >> (4 * (j % 2))) & 0xF; }
+
+float row_q4_k(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
+  return row_kquant(w, xq, nb, [](const BlockQ4K& blk, int j, int l) { return nibble_of(blk.qs, j, l); });
+}
+
+float row_q5_k(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {  // fifth bit j of qh[l]
+  return row_kquant(w, xq, nb, [](const BlockQ5K& blk, int j, int l) { return nibble_of(blk.qs, j, l) | ((blk.qh[l] >> j) & 1) << 4; });
 }
 
 // Per activation block of 32 (two q6 sub-blocks of 16 with int8 scales): d * dx * sum(sc * (q - 32) * qx).

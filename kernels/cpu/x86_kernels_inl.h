@@ -438,31 +438,10 @@ float row_q8_0_simd(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
   });
 }
 
-float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
-  const __m256i mask = _mm256_set1_epi8(0x0F);
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
-  float mins = 0;  // sum of dmin * m * dx * sum(qx)
-  for (int64_t b = 0; b < nb; ++b) {
-    const float d = h2f(w[b].d), dmin = h2f(w[b].dmin);
-    const int8_t* q = xq.q.data() + b * kQkValues;
-    const float* dx = xq.d.data() + b * 8;
-    const float* sx = xq.sum_scaled.data() + b * 8;
-    for (int c = 0; c < 4; ++c) {
-      uint8_t sc0, m0, sc1, m1;
-      q4k_scale_min(w[b].scales, 2 * c, sc0, m0);
-      q4k_scale_min(w[b].scales, 2 * c + 1, sc1, m1);
-      const __m256i qw = load32(w[b].qs + 32 * c);
-      const __m256i p0 = dot_u8s8(_mm256_and_si256(qw, mask), load32(q + 64 * c));
-      const __m256i p1 = dot_u8s8(_mm256_and_si256(_mm256_srli_epi16(qw, 4), mask), load32(q + 64 * c + 32));
-      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc0) * dx[2 * c]), acc0);
-      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(d * float(sc1) * dx[2 * c + 1]), acc1);
-      mins += dmin * float(m0) * sx[2 * c] + dmin * float(m1) * sx[2 * c + 1];
-    }
-  }
-  return hsum(_mm256_add_ps(acc0, acc1)) - mins;
-}
-
-float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
+// q4_k / q5_k rows: per chunk c of 64 values, Unpack(block, c, lo, hi) gives sub-blocks 2c and 2c + 1 as bytes;
+// each sub-block's integer dot times d * scale * dx, less dmin * min * dx * sum(qx).
+template <class Block, class Unpack>
+float row_kquant_simd(const Block* w, const Q8Activations& xq, int64_t nb, Unpack unpack) {
   __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
   float mins = 0;  // sum of dmin * m * dx * sum(qx)
   for (int64_t b = 0; b < nb; ++b) {
@@ -475,7 +454,7 @@ float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
       q4k_scale_min(w[b].scales, 2 * c, sc0, m0);
       q4k_scale_min(w[b].scales, 2 * c + 1, sc1, m1);
       __m256i lo, hi;
-      unpack_q5_k_chunk(w[b], c, lo, hi);
+      unpack(w[b], c, lo, hi);
       const __m256i p0 = dot_u8s8(lo, load32(q + 64 * c)), p1 = dot_u8s8(hi, load32(q + 64 * c + 32));
       acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc0) * dx[2 * c]), acc0);
       acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(d * float(sc1) * dx[2 * c + 1]), acc1);
@@ -483,6 +462,20 @@ float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
     }
   }
   return hsum(_mm256_add_ps(acc0, acc1)) - mins;
+}
+
+float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
+  return row_kquant_simd(w, xq, nb, [](const BlockQ4K& blk, int c, __m256i& lo, __m256i& hi) {
+    const __m256i mask = _mm256_set1_epi8(0x0F), qw = load32(blk.qs + 32 * c);
+    lo = _mm256_and_si256(qw, mask);
+    hi = _mm256_and_si256(_mm256_srli_epi16(qw, 4), mask);
+  });
+}
+
+float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
+  return row_kquant_simd(w, xq, nb, [](const BlockQ5K& blk, int c, __m256i& lo, __m256i& hi) {
+    unpack_q5_k_chunk(blk, c, lo, hi);
+  });
 }
 
 // q6_k: per 32 values (one activation block, two sub-blocks of 16 with int8 scales),
