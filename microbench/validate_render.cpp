@@ -63,7 +63,9 @@ std::string validate_summary_line(const SweepResult& r) {
          std::to_string(s.compute_bound.count) + " points, " + std::to_string(s.compute_agree) +
          " of them measured below " + num(100 * kComputeAgreeFraction, "%.0f") + "% of the bandwidth, as a compute bound would). Plain law |error|: median " + pct_abs(s.law.median_abs) +
          ", worst " + pct_abs(s.law.max_abs) + ". Prefill (TTFT) |error|: median " + pct_abs(s.prefill.median_abs) +
-         ", worst " + pct_abs(s.prefill.max_abs) + " (" + std::to_string(s.prefill.count) + " points).";
+         ", worst " + pct_abs(s.prefill.max_abs) + " (" + std::to_string(s.prefill.count) + " points). Raw prediction " +
+         "(the calibrated roof, not paired with the probe's rounds) over the decode points: median " +
+         pct_abs(s.raw.median_abs) + ", worst " + pct_abs(s.raw.max_abs) + ".";
 }
 
 namespace {
@@ -264,6 +266,8 @@ std::string validate_json(const SweepResult& r) {
                       {"law_tokens_per_s", p.law_tokens_per_s},
                       {"law_relative_error", p.law_relative_error},
                       {"probe_bytes_per_s", p.probe_bytes_per_s},
+                      {"raw_predicted_tokens_per_s", p.raw_predicted_tokens_per_s},
+                      {"raw_relative_error", p.raw_relative_error},
                       {"probe_cpu_speed", p.probe_cpu_speed},
                       {"attempts", p.attempts},
                       {"measured_at_end", p.measured_at_end},
@@ -294,7 +298,9 @@ std::string validate_json(const SweepResult& r) {
               {"max_abs_error_law", opt(s.law.max_abs)},
               {"median_abs_error_prefill", opt(s.prefill.median_abs)},
               {"max_abs_error_prefill", opt(s.prefill.max_abs)},
-              {"prefill_points", s.prefill.count}}},
+              {"prefill_points", s.prefill.count},
+              {"median_abs_error_raw", opt(s.raw.median_abs)},
+              {"max_abs_error_raw", opt(s.raw.max_abs)}}},
             {"terms", terms},
             {"summary_line", validate_summary_line(r)},
             {"teaches", validate_teaches(r)}};

@@ -38,7 +38,7 @@ const char* term_set_name(int i) {
 }
 
 ValidateSummary summarize_points(const std::vector<ValidatePoint>& points) {
-  std::vector<double> memory, compute, law, prefill;
+  std::vector<double> memory, compute, law, prefill, raw;
   int agree = 0;
   std::vector<std::vector<double>> terms(kTermSets);
   for (const auto& p : points) {
@@ -49,10 +49,11 @@ ValidateSummary summarize_points(const std::vector<ValidatePoint>& points) {
     (p.bound == "compute" ? compute : memory).push_back(p.relative_error);
     if (p.bound == "compute" && p.bandwidth_fraction < kComputeAgreeFraction) ++agree;
     law.push_back(p.law_relative_error);
+    raw.push_back(p.raw_relative_error);
     for (int i = 0; i < kTermSets; ++i)
       if (std::isfinite(p.term_relative_error[i])) terms[i].push_back(p.term_relative_error[i]);
   }
-  ValidateSummary s{error_stats(memory), error_stats(compute), agree, error_stats(law), error_stats(prefill), {}};
+  ValidateSummary s{error_stats(memory), error_stats(compute), agree, error_stats(law), error_stats(prefill), error_stats(raw), {}};
   for (int i = 0; i < kTermSets; ++i) s.terms.push_back({term_set_name(i), error_stats(terms[i])});
   return s;
 }

@@ -44,6 +44,10 @@ struct ValidatePoint {
   // relative_error is the median over rounds of (step seconds / predicted seconds at that round's probe) - 1,
   // and predicted_tokens_per_s = measured x (1 + relative_error).
   double probe_bytes_per_s = 0;
+  // The analyzer's raw prediction at the calibrated roof (the group's refreshed figures, no pairing with the
+  // probe's rounds) and its error; equal to predicted_tokens_per_s and relative_error when not probed.
+  double raw_predicted_tokens_per_s = 0;
+  double raw_relative_error = 0;
   // With refresh_calibration: the cores' speed during the point, the median over rounds of an L2-resident GEMV
   // probe's FLOP/s over its rate at the group's calibration refresh (1 = as then; other tenants move it). 1 when
   // not probed.
@@ -83,6 +87,7 @@ struct ValidateSummary {
   int compute_agree = 0;
   ErrorStats law;            // the plain law's error over every decode point
   ErrorStats prefill;        // the analyzer's TTFT-derived tok/s error over prefill points
+  ErrorStats raw;            // the raw prediction's error over every decode point (probe pairing aside)
   std::vector<TermStats> terms;  // one per term set, in order; the last equals the full analyzer
 };
 

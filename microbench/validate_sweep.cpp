@@ -118,6 +118,8 @@ void predict_point(const ModelSpec& m, const ChipSpec& chip, ValidatePoint& p) {
     }
   }
   p.relative_error = relative_error(p.predicted_tokens_per_s, p.measured_tokens_per_s);
+  p.raw_predicted_tokens_per_s = p.predicted_tokens_per_s;  // predict_probed replaces the paired figures, not these
+  p.raw_relative_error = p.relative_error;
   p.law_relative_error = relative_error(p.law_tokens_per_s, p.measured_tokens_per_s);
   p.bandwidth_fraction = p.achieved_bandwidth_bytes_per_s / chip.memory_bandwidth_bytes_per_s;
 }
@@ -190,7 +192,11 @@ void predict_probed(const ModelSpec& m, const ChipSpec& now, const Probe& probe,
   };
   p.probe_bytes_per_s = median(r.memory);
   p.probe_cpu_speed = r.cpu_speed.empty() ? 1.0 : median(r.cpu_speed);
+  ValidatePoint raw = p;  // the group's refreshed figures as they are
+  predict_point(m, now, raw);
   predict_point(m, at(p.probe_bytes_per_s), p);
+  p.raw_predicted_tokens_per_s = raw.predicted_tokens_per_s;
+  p.raw_relative_error = raw.relative_error;
   std::vector<double> errors;
   for (size_t i = 0; i < r.steps.size() && i < r.memory.size(); ++i)
     errors.push_back(r.steps[i] / predict_decode_s(m, at(r.memory[i]), p) - 1.0);

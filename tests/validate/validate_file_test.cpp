@@ -88,6 +88,9 @@ TEST_CASE("a sweep with the real file measures the engine's decode at each conte
     CHECK(p.flops_per_token == Approx(2 * macs + 4.0 * 30 * 9 * 64 * p.context + 4.0 * 576 * 3 * 30));
     CHECK(p.probe_bytes_per_s > 1e9);
     CHECK(p.relative_error == Approx(p.predicted_tokens_per_s / p.measured_tokens_per_s - 1.0).margin(1e-12));
+    // the raw prediction (the refreshed figures, not paired with the probe's rounds) is reported beside it
+    CHECK((std::isfinite(p.raw_predicted_tokens_per_s) && p.raw_predicted_tokens_per_s > 0));
+    CHECK(p.raw_relative_error == Approx(p.raw_predicted_tokens_per_s / p.measured_tokens_per_s - 1.0).margin(1e-12));
     CHECK((std::isfinite(p.measured_tokens_per_s) && p.measured_tokens_per_s > 0));
     CHECK((std::isfinite(p.predicted_tokens_per_s) && p.predicted_tokens_per_s > 0));
   }

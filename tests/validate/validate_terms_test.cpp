@@ -95,7 +95,12 @@ TEST_CASE("summary keeps prefill apart and reports each term set", "[validate]")
   pts[2].phase = "prefill";
   pts[2].relative_error = -0.4;
   pts[2].bound = "compute";
+  pts[0].raw_relative_error = 0.12;  // the raw (unpaired) predictions: decode points only
+  pts[1].raw_relative_error = -0.2;
+  pts[2].raw_relative_error = 0.9;
   const auto s = summarize_points(pts);
+  CHECK(*s.raw.median_abs == Approx(0.16));  // (0.12 + 0.2) / 2; the prefill point's 0.9 left out
+  CHECK(*s.raw.max_abs == Approx(0.2));
   REQUIRE(s.terms.size() == kTermSets);
   CHECK(*s.terms[0].error.median_abs == Approx(0.8));  // (1.0 + 0.6) / 2
   CHECK(*s.terms[0].error.max_abs == Approx(1.0));
