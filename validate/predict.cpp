@@ -213,6 +213,19 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
     for (const auto& p : passes) s += pass_seconds(p, r);
     return s;
   };
+  // What a prompt adds to running decode steps when its tokens ride in them (in-flight batching, chunked
+  // prefill): its arithmetic only. The steps stream the weights anyway, and their fixed costs are paid once.
+  auto riding = [&](const std::vector<CompactPass>& passes) {
+    double s = 0;
+    for (const auto& p : passes)
+      for (const auto& o : p.ops) {
+        double rate = o.peak * r.gemm_fraction[0];
+        if (o.kind == CompactOp::matmul) rate = o.peak * r.gemm_fraction[static_cast<size_t>(o.family)];
+        else if (o.kind == CompactOp::attention) rate *= r.prefill_attention_fraction;
+        s += o.flops / rate / p.tp;
+      }
+    return s;
+  };
   // Mean decode step over the output window (Simpson's rule: the step time is smooth in the context).
   double step = 0;
   if (c.window.size() == 3) step = (pass_seconds(c.window[0], r) + 4 * pass_seconds(c.window[1], r) + pass_seconds(c.window[2], r)) / 6;
@@ -222,9 +235,9 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   const double decode_s = (c.metric == "tg_tok_s" ? O : O - 1) * step;
   if (c.metric == "tg_tok_s") return b / step;                      // tokens of all streams per second of decode
   if (c.metric == "pp_tok_s") return b * P / sum(c.prefill_batch);
-  // In-flight batching of b running sequences: each request's decode is interrupted by the other b - 1
-  // requests' prefills over its output; a new request's prefill joins one running step.
-  const double tpot = step + (b - 1) * sum(c.prefill_one) / O;
+  // In-flight batching of b running sequences: over a request's O outputs the other b - 1 requests' prompts
+  // ride in the running steps (each adding its arithmetic); a new request's prefill joins one running step.
+  const double tpot = step + (b - 1) * riding(c.prefill_one) / O;
   if (c.metric == "tpot_s") return tpot;
   if (c.metric == "ttft_s") {
     const double ttft = sum(c.prefill_one) + (b > 1 ? step : 0.0);

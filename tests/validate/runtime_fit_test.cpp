@@ -329,6 +329,15 @@ CompactPass pass_of(double s) {
   p.tokens = 1;
   return p;
 }
+// A prefill pass of `s` seconds whose arithmetic alone takes `compute_s` under unit_rates(): one matmul streaming
+// s x 1e12 bytes with compute_s x 1e14 FLOPs at a 1e14 FLOP/s peak.
+CompactPass prefill_pass(double s, double compute_s) {
+  CompactPass p;
+  p.ops.push_back({CompactOp::matmul, FormatFamily::float_, s * 1e12, compute_s * 1e14, 1e14});
+  p.tokens = 1000;
+  p.prefill = true;
+  return p;
+}
 RuntimeRates unit_rates() {
   RuntimeRates r;
   r.weight_bw.fill(1e12);
@@ -341,7 +350,7 @@ RuntimeRates unit_rates() {
 TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predict]") {
   validate::RecordCase c;
   c.window = {pass_of(0.010), pass_of(0.012), pass_of(0.020)};  // the steps at P, P + O/2, P + O - 1
-  c.prefill_one = {pass_of(0.5)};
+  c.prefill_one = {prefill_pass(0.5, 0.2)};  // 0.5 s alone, of which 0.2 s is arithmetic
   c.prefill_batch = {pass_of(2.0)};
   c.prompt = 1000;
   c.output = 100;
@@ -352,8 +361,11 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
   CHECK(validate::predict_case(c, r) == Approx(4 / step));  // 4 streams / 13 ms = 307.7 tok/s
   c.metric = "pp_tok_s";
   CHECK(validate::predict_case(c, r) == Approx(4 * 1000 / 2.0));
-  c.metric = "tpot_s";  // the step plus the other 3 requests' prefills spread over 100 tokens: 13 + 15 ms
-  CHECK(validate::predict_case(c, r) == Approx(step + 3 * 0.5 / 100));
+  // the step plus the other 3 requests' prompts riding in the running steps (their arithmetic only: the steps
+  // stream the weights anyway) spread over 100 tokens: 13 + 3 x 0.2 / 100 = 19 ms
+  c.metric = "tpot_s";
+  CHECK(validate::predict_case(c, r) == Approx(step + 3 * 0.2 / 100));
+  CHECK(validate::predict_case(c, r) == Approx(0.019));
   c.metric = "ttft_s";  // one prefill and one running step
   CHECK(validate::predict_case(c, r) == Approx(0.5 + step));
   // Static batch: the prefill's last pass gives each sequence its first token, 99 decode steps give the rest:
@@ -380,10 +392,10 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
   SECTION("more clients than the KV cache holds wait: closed-loop TTFT by Little's law") {
     c.concurrency = 12;  // 4 running, 8 waiting
     c.metric = "ttft_s";
-    const double tpot = step + 3 * 0.5 / 100, ttft = 0.5 + step, request = ttft + 99 * tpot;
-    // each client's cycle is 12 x request / 4; what is not its own decode is TTFT: 3 x 3.3 s - 2.8 s = 7.1 s
+    const double tpot = step + 3 * 0.2 / 100, ttft = 0.5 + step, request = ttft + 99 * tpot;
+    // each client's cycle is 12 x request / 4; what is not its own decode is TTFT: 7.182 s - 99 x 19 ms = 5.30 s
     CHECK(validate::predict_case(c, r) == Approx(12 * request / 4 - 99 * tpot));
-    CHECK(validate::predict_case(c, r) == Approx(7.13).epsilon(0.01));
+    CHECK(validate::predict_case(c, r) == Approx(5.301).epsilon(0.001));
     CHECK(validate::predict_case(c, r) > 3 * ttft);
   }
 }
