@@ -481,7 +481,11 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       // Input tokens: the prefill rate of one prompt (prefill batches of many prompts are compute-bound too).
       pt.usd_per_mtok_input = r.usd_per_hour / 3600.0 / (static_cast<double>(o.prompt_tokens) / prefill_s) * 1e6;
     }
-    if (r.has_power) pt.joules_per_token = r.watts / pt.decode_tokens_per_s;
+    if (r.has_power) {
+      pt.joules_per_token = r.watts / pt.decode_tokens_per_s;
+      pt.joules_per_input_token = r.watts * prefill_s / static_cast<double>(o.prompt_tokens);
+      pt.decode_to_prefill_energy_ratio = pt.joules_per_token / pt.joules_per_input_token;
+    }
     fo.batch = b;
     pt.fits = fit(m, chip, p, fo).fits;
     r.points.push_back(pt);

@@ -53,6 +53,9 @@ struct SpeedPoint {
   double comm_s = 0;                           // interconnect time inside one decode step
   double spec_speedup = 1;                     // speculative decoding's speed-up at this batch (1 without)
   double usd_per_mtok_output = 0, usd_per_mtok_input = 0, joules_per_token = 0;
+  // Energy per prompt token (the prefill of one prompt at the same power) and decode's energy per token over it
+  // (seed 004 measured 20-35x on one machine).
+  double joules_per_input_token = 0, decode_to_prefill_energy_ratio = 0;
   bool fits = true;
   std::vector<OpCost> decode_ops;              // per-op breakdown (for --explain)
   std::vector<double> decode_op_s;             // time of each op

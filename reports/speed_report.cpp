@@ -57,6 +57,8 @@ nlohmann::json speed_json(const SpeedResult& r) {
       q["usd_per_mtok_input"] = nullptr;
     }
     q["joules_per_token"] = r.has_power ? nlohmann::json(p.joules_per_token) : nlohmann::json(nullptr);
+    q["joules_per_input_token"] = r.has_power ? nlohmann::json(p.joules_per_input_token) : nlohmann::json(nullptr);
+    q["decode_to_prefill_energy_ratio"] = r.has_power ? nlohmann::json(p.decode_to_prefill_energy_ratio) : nlohmann::json(nullptr);
     j["points"].push_back(q);
   }
   if (r.spec) j["speculative"] = {{"tokens_per_pass", r.spec->tokens_per_pass}, {"draft_cost_ratio", r.spec->draft_cost_ratio}, {"speedup", r.spec->speedup}};
@@ -154,11 +156,16 @@ std::vector<Table> cost_tables(const SpeedResult& r, bool explain) {
   Table t;
   t.title = title_of(r, "cost");
   if (r.has_price) t.title += ", " + usd(r.usd_per_hour) + "/hour";
-  t.headers = {"batch", "tok/s total", "$/Mtok out", "$/Mtok in", "J/token", "bound", "fits"};
+  t.headers = {"batch", "tok/s total", "$/Mtok out", "$/Mtok in", "J/token out", "J/token in", "out/in", "bound", "fits"};
   for (const auto& p : r.points)
     t.rows.push_back({std::to_string(p.batch), sig(p.decode_tokens_per_s), r.has_price ? usd(p.usd_per_mtok_output) : "n/a (no price)",
                       r.has_price ? usd(p.usd_per_mtok_input) : "n/a (no price)", r.has_power ? sig(p.joules_per_token) : "n/a (no TDP)",
+                      r.has_power ? sig(p.joules_per_input_token) : "n/a", r.has_power ? sig(p.decode_to_prefill_energy_ratio) + "x" : "n/a",
                       p.bound, p.fits ? "yes" : "no"});
+  if (r.has_power)
+    t.footnotes.push_back("J/token in: the power over one prompt's prefill rate; out/in: decode's energy per token over "
+                          "prefill's (seed 004 measured 20-35x on one machine; a batch-1 decode that streams the weights "
+                          "for each token is far above that, a large batch approaches 1)");
   t.footnotes.push_back("$/Mtok = price per hour / 3600 / tok/s x 1e6; the curve flattens at the compute roof from batch " +
                         std::to_string(r.plateau_batch));
   footnotes(t, r);

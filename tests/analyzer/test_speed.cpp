@@ -263,3 +263,23 @@ TEST_CASE("speed rejects impossible requests") {
     CHECK(std::isfinite(pt.usd_per_mtok_output));
   }
 }
+
+TEST_CASE("prefill and decode energy per token, and their ratio (seed 004: decode 20-35x prefill on one machine)") {
+  auto m = test::llama31_70b();
+  PrecisionPlan p;
+  p.weights = "fp8";
+  SpeedOptions o;
+  o.simple = true;
+  o.batches = {1, 256};
+  o.prompt_tokens = 1000;
+  auto r = speed(m, h100(), p, o);
+  // Simple model, H100 SXM at 700 W: a 1000-token prompt of a 70.55B-parameter model is compute-bound at the fp8
+  // peak, 2 x 70.55e9 x 1000 FLOPs / 1,978.9e12 FLOP/s = 71.3 ms, so 700 W x 71.3 ms / 1000 = 0.0499 J per input token.
+  CHECK(r.points[0].joules_per_input_token == Approx(700.0 * 2 * 70.55e9 / 1978.9e12).epsilon(0.01));
+  CHECK(r.points[0].joules_per_input_token == Approx(r.points[1].joules_per_input_token));  // one prompt either way
+  // Batch 1 decode streams 70.55 GB per token at 3.35 TB/s: 21.1 ms, 14.7 J per token, ~295x prefill's (the ridge:
+  // the same weights serve 1000 prompt tokens at once); at batch 256, 0.06 J per token, about 1.2x.
+  CHECK(r.points[0].decode_to_prefill_energy_ratio == Approx(r.points[0].joules_per_token / r.points[0].joules_per_input_token));
+  CHECK(r.points[0].decode_to_prefill_energy_ratio == Approx(295).epsilon(0.03));
+  CHECK(r.points[1].decode_to_prefill_energy_ratio == Approx(1.2).epsilon(0.1));
+}
