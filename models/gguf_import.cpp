@@ -71,11 +71,12 @@ ModelSpec from_gguf(const engine::GgufFile& f) {
   m.max_context = h.opt("context_length").value_or(0);
   m.rope_theta = f.get_float(h.arch + ".rope.freq_base").value_or(10000.0);
 
-  // Vocabulary: the tokenizer's token list, else the embedding matrix's row count.
-  if (const auto* tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->array_size() > 0) {
-    m.vocab = static_cast<int64_t>(tokens->array_size());
-  } else if (const auto* embd = f.find_tensor("token_embd.weight"); embd && embd->dims.size() == 2) {
+  // Vocabulary: the embedding matrix's row count (what the weights and the LM head hold, padding included), else
+  // the tokenizer's token list.
+  if (const auto* embd = f.find_tensor("token_embd.weight"); embd && embd->dims.size() == 2 && embd->dims[1] > 0) {
     m.vocab = embd->dims[1];
+  } else if (const auto* tokens = f.find("tokenizer.ggml.tokens"); tokens && tokens->array_size() > 0) {
+    m.vocab = static_cast<int64_t>(tokens->array_size());
   } else {
     throw InputError(path + ": no 'tokenizer.ggml.tokens' list and no 'token_embd.weight' tensor to size the vocabulary");
   }

@@ -107,6 +107,20 @@ TEST_CASE("a synthetic dense GGUF maps its metadata and tensor names to a ModelS
   CHECK_FALSE(m.moe.has_value());
 }
 
+TEST_CASE("a padded vocabulary is the embedding's row count, not the tokenizer's list", "[models][gguf]") {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.u32("llama.block_count", 1);
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.feed_forward_length", 96);
+  w.u32("llama.attention.head_count", 4);
+  w.strs("tokenizer.ggml.tokens", {"a", "b", "c", "d", "e", "f", "g"});  // 7 tokens ...
+  w.tensor("token_embd.weight", {64, 16});                               // ... in 16 rows (padded)
+  const std::string path = temp_path("padded-vocab.gguf");
+  w.write(path);
+  CHECK(models::from_gguf(path).vocab == 16);  // the rows the weights and the LM head hold
+}
+
 TEST_CASE("a synthetic MoE GGUF with sliding windows and sinks (gpt-oss layout)", "[models][gguf]") {
   GgufWriter w;
   w.str("general.architecture", "gpt-oss");
