@@ -39,66 +39,43 @@ void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out) {
 
 namespace {
 
-// y = sum over blocks of (dw * dx) * integer dot, plus the block's min/offset term.
+// y = sum over blocks of (dw * dx) * integer dot, plus the block's min term (m * dx * sum(qx)) where it has one.
+// value(block, i) is element i's integer (offset already applied: q4_0's q - 8, q5_0's q - 16).
+template <bool kMin, class Block, class Value>
+float row_q32(const Block* w, const Q8Activations& xq, int64_t nb, Value value) {
+  float acc = 0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = xq.q.data() + b * 32;
+    int dot = 0;
+    for (int i = 0; i < 32; ++i) dot += value(w[b], i) * q[i];
+    float y = fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
+    if constexpr (kMin) y += fp16_to_fp32(w[b].m) * xq.sum_scaled[size_t(b)];
+    acc += y;
+  }
+  return acc;
+}
+
+// Element i of a block of 16 nibble bytes: byte i % 16, low nibble for i < 16, high for i >= 16.
+int nibble(const uint8_t* qs, int i) { return i < 16 ? qs[i] & 0xF : qs[i - 16] >> 4; }
+// q5_0 / q5_1: the nibble plus bit i of the fifth-bit word as bit 4.
+template <class Block>
+int five_bits(const Block& b, int i) { return nibble(b.qs, i) | int((q5_high_bits(b.qh) >> i) & 1) << 4; }
+
 float row_q4_0(const BlockQ4_0* w, const Q8Activations& xq, int64_t nb) {
-  float acc = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    const int8_t* q = xq.q.data() + b * 32;
-    int dot = 0;
-    for (int j = 0; j < 16; ++j) dot += (int(w[b].qs[j] & 0xF) - 8) * q[j] + (int(w[b].qs[j] >> 4) - 8) * q[j + 16];
-    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
-  }
-  return acc;
+  return row_q32<false>(w, xq, nb, [](const BlockQ4_0& b, int i) { return nibble(b.qs, i) - 8; });
 }
-
 float row_q4_1(const BlockQ4_1* w, const Q8Activations& xq, int64_t nb) {
-  float acc = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    const int8_t* q = xq.q.data() + b * 32;
-    int dot = 0;
-    for (int j = 0; j < 16; ++j) dot += int(w[b].qs[j] & 0xF) * q[j] + int(w[b].qs[j] >> 4) * q[j + 16];
-    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot) + fp16_to_fp32(w[b].m) * xq.sum_scaled[size_t(b)];
-  }
-  return acc;
+  return row_q32<true>(w, xq, nb, [](const BlockQ4_1& b, int i) { return nibble(b.qs, i); });
 }
-
-// q5_0: (q - 16) per value; q5_1: q * d + m (the min term from the activation block's sum, as q4_1).
 float row_q5_0(const BlockQ5_0* w, const Q8Activations& xq, int64_t nb) {
-  float acc = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    const int8_t* q = xq.q.data() + b * 32;
-    const uint32_t h = q5_high_bits(w[b].qh);
-    int dot = 0;
-    for (int j = 0; j < 16; ++j)
-      dot += (int((w[b].qs[j] & 0xF) | ((h >> j) & 1) << 4) - 16) * q[j] +
-             (int((w[b].qs[j] >> 4) | ((h >> (j + 16)) & 1) << 4) - 16) * q[j + 16];
-    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
-  }
-  return acc;
+  return row_q32<false>(w, xq, nb, [](const BlockQ5_0& b, int i) { return five_bits(b, i) - 16; });
 }
-
 float row_q5_1(const BlockQ5_1* w, const Q8Activations& xq, int64_t nb) {
-  float acc = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    const int8_t* q = xq.q.data() + b * 32;
-    const uint32_t h = q5_high_bits(w[b].qh);
-    int dot = 0;
-    for (int j = 0; j < 16; ++j)
-      dot += int((w[b].qs[j] & 0xF) | ((h >> j) & 1) << 4) * q[j] + int((w[b].qs[j] >> 4) | ((h >> (j + 16)) & 1) << 4) * q[j + 16];
-    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot) + fp16_to_fp32(w[b].m) * xq.sum_scaled[size_t(b)];
-  }
-  return acc;
+  return row_q32<true>(w, xq, nb, [](const BlockQ5_1& b, int i) { return five_bits(b, i); });
 }
 
 float row_q8_0(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
-  float acc = 0;
-  for (int64_t b = 0; b < nb; ++b) {
-    const int8_t* q = xq.q.data() + b * 32;
-    int dot = 0;
-    for (int j = 0; j < 32; ++j) dot += int(w[b].qs[j]) * q[j];
-    acc += fp16_to_fp32(w[b].d) * xq.d[size_t(b)] * float(dot);
-  }
-  return acc;
+  return row_q32<false>(w, xq, nb, [](const BlockQ8_0& b, int i) { return int(b.qs[i]); });
 }
 
 // q4_k / q5_k: sub-block j's 32 values Q(block, j, l) (0..15 or 0..31), d * sc * dx * dot - dmin * m * dx * sum(qx).
