@@ -24,21 +24,34 @@ void quant_q8_0(const float* x, BlockQ8_0* b, int64_t nb) {
   }
 }
 
-void quant_q4_0(const float* x, BlockQ4_0* b, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i, x += 32) {
-    float amax = 0, vmax = 0;  // value of largest magnitude, with its sign: it maps to q = 0 (-8 * d)
-    for (int j = 0; j < 32; ++j)
-      if (std::fabs(x[j]) > amax) amax = std::fabs(x[j]), vmax = x[j];
-    b[i].d = fp32_to_fp16(vmax / -8.0f);
-    const float d = fp16_to_fp32(b[i].d), id = d != 0 ? 1.0f / d : 0.0f;
-    for (int j = 0; j < 16; ++j) {
-      const int q0 = clamp_round(x[j] * id + 8.0f, 0, 15), q1 = clamp_round(x[j + 16] * id + 8.0f, 0, 15);
-      b[i].qs[j] = uint8_t(q0 | (q1 << 4));
-    }
-  }
+// A 32-value block with one scale (q4_0: offset 8, q5_0: offset 16): the value of largest magnitude, with its sign,
+// maps to q = 0, i.e. d = v / -offset; q = round(x / d) + offset in 0..2 offset - 1.
+template <class Block>
+void fit_symmetric(const float* x, int offset, Block& b, int q[32]) {
+  float amax = 0, vmax = 0;
+  for (int j = 0; j < 32; ++j)
+    if (std::fabs(x[j]) > amax) amax = std::fabs(x[j]), vmax = x[j];
+  b.d = fp32_to_fp16(vmax / -float(offset));
+  const float d = fp16_to_fp32(b.d), id = d != 0 ? 1.0f / d : 0.0f;
+  for (int j = 0; j < 32; ++j) q[j] = clamp_round(x[j] * id + float(offset), 0, 2 * offset - 1);
 }
 
-// The 5-bit values q (32) of a q5_0 / q5_1 block into its nibbles and fifth bits.
+// A 32-value block with a scale and a minimum (q4_1: 15 levels, q5_1: 31): value = q * d + m.
+template <class Block>
+void fit_min(const float* x, int levels, Block& b, int q[32]) {
+  const auto [lo, hi] = std::minmax_element(x, x + 32);
+  b.d = fp32_to_fp16((*hi - *lo) / float(levels));
+  b.m = fp32_to_fp16(*lo);
+  const float d = fp16_to_fp32(b.d), m = fp16_to_fp32(b.m), id = d != 0 ? 1.0f / d : 0.0f;
+  for (int j = 0; j < 32; ++j) q[j] = clamp_round((x[j] - m) * id, 0, levels);
+}
+
+// Values 0..15: byte j holds element j (low nibble) and element j + 16 (high).
+void pack_q4(const int q[32], uint8_t qs[16]) {
+  for (int j = 0; j < 16; ++j) qs[j] = uint8_t(q[j] | (q[j + 16] << 4));
+}
+
+// Values 0..31: the nibbles as pack_q4, bit 4 of element i as bit i of the fifth-bit word.
 template <class Block>
 void pack_q5(const int q[32], Block& b) {
   uint32_t h = 0;
@@ -49,41 +62,35 @@ void pack_q5(const int q[32], Block& b) {
   for (int i = 0; i < 4; ++i) b.qh[i] = uint8_t(h >> (8 * i));
 }
 
-void quant_q5_0(const float* x, BlockQ5_0* b, int64_t nb) {
+void quant_q4_0(const float* x, BlockQ4_0* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += 32) {
-    float amax = 0, vmax = 0;  // value of largest magnitude, with its sign: it maps to q = 0 (-16 * d)
-    for (int j = 0; j < 32; ++j)
-      if (std::fabs(x[j]) > amax) amax = std::fabs(x[j]), vmax = x[j];
-    b[i].d = fp32_to_fp16(vmax / -16.0f);
-    const float d = fp16_to_fp32(b[i].d), id = d != 0 ? 1.0f / d : 0.0f;
     int q[32];
-    for (int j = 0; j < 32; ++j) q[j] = clamp_round(x[j] * id + 16.0f, 0, 31);
-    pack_q5(q, b[i]);
+    fit_symmetric(x, 8, b[i], q);
+    pack_q4(q, b[i].qs);
   }
 }
 
-void quant_q5_1(const float* x, BlockQ5_1* b, int64_t nb) {
+void quant_q5_0(const float* x, BlockQ5_0* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += 32) {
-    const auto [lo, hi] = std::minmax_element(x, x + 32);
-    b[i].d = fp32_to_fp16((*hi - *lo) / 31.0f);
-    b[i].m = fp32_to_fp16(*lo);
-    const float d = fp16_to_fp32(b[i].d), m = fp16_to_fp32(b[i].m), id = d != 0 ? 1.0f / d : 0.0f;
     int q[32];
-    for (int j = 0; j < 32; ++j) q[j] = clamp_round((x[j] - m) * id, 0, 31);
+    fit_symmetric(x, 16, b[i], q);
     pack_q5(q, b[i]);
   }
 }
 
 void quant_q4_1(const float* x, BlockQ4_1* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += 32) {
-    const auto [lo, hi] = std::minmax_element(x, x + 32);
-    b[i].d = fp32_to_fp16((*hi - *lo) / 15.0f);
-    b[i].m = fp32_to_fp16(*lo);
-    const float d = fp16_to_fp32(b[i].d), m = fp16_to_fp32(b[i].m), id = d != 0 ? 1.0f / d : 0.0f;
-    for (int j = 0; j < 16; ++j) {
-      const int q0 = clamp_round((x[j] - m) * id, 0, 15), q1 = clamp_round((x[j + 16] - m) * id, 0, 15);
-      b[i].qs[j] = uint8_t(q0 | (q1 << 4));
-    }
+    int q[32];
+    fit_min(x, 15, b[i], q);
+    pack_q4(q, b[i].qs);
+  }
+}
+
+void quant_q5_1(const float* x, BlockQ5_1* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += 32) {
+    int q[32];
+    fit_min(x, 31, b[i], q);
+    pack_q5(q, b[i]);
   }
 }
 

@@ -278,6 +278,12 @@ TEST_CASE("validate --published --held-out: other sources predicted by the fitte
   const fs::path dir = fs::temp_directory_path() / "rooftop_cli_heldout";
   fs::remove_all(dir);
   fs::create_directories(dir);
+  // Two records that differ only in the chip: one the tool knows, one it does not.
+  auto record = [](const std::string& hw, const std::string& value) {
+    return "  - hw: " + hw + "\n    hw_count: 1\n    interconnect: none\n    power_limit_w: null\n    model: llama-3.1-8b\n"
+           "    weights: q4_k_m\n    kv: default\n    batch: 1\n    prompt_tokens: 0\n    output_tokens: 128\n"
+           "    metric: tg_tok_s\n    value: " + value + "\n    notes: \"tg128\"\n";
+  };
   std::ofstream(dir / "a-source.yaml") << R"(source:
   url: https://example.com/bench
   title: "A benchmark"
@@ -286,33 +292,7 @@ TEST_CASE("validate --published --held-out: other sources predicted by the fitte
 engine: llama.cpp
 engine_version: "b5000"
 records:
-  - hw: rtx-3090
-    hw_count: 1
-    interconnect: none
-    power_limit_w: null
-    model: llama-3.1-8b
-    weights: q4_k_m
-    kv: default
-    batch: 1
-    prompt_tokens: 0
-    output_tokens: 128
-    metric: tg_tok_s
-    value: 120.5
-    notes: "tg128"
-  - hw: nonexistent-gpu
-    hw_count: 1
-    interconnect: none
-    power_limit_w: null
-    model: llama-3.1-8b
-    weights: q4_k_m
-    kv: default
-    batch: 1
-    prompt_tokens: 0
-    output_tokens: 128
-    metric: tg_tok_s
-    value: 100
-    notes: "tg128"
-)";
+)" << record("rtx-3090", "120.5") << record("nonexistent-gpu", "100");
   auto j = json_of({"validate", "--published", "--published-dir", dir.string(), "--held-out"});
   REQUIRE(j["records"].size() == 1);
   CHECK(j["records"][0]["runtime"] == "llama.cpp");
