@@ -166,18 +166,18 @@ void register_run(CLI::App& app, Context& ctx) {
     int64_t n = 64, show_logits = 0, context = 0;
     int threads = 0;
     bool chat = false, ignore_eos = false, special = false, refresh = false;
-    std::string system = engine::kSmolLM2SystemPrompt;
+    std::string system;  // used when --system is given; else the chat template's default
     engine::SamplerConfig s;
     OutputOptions out;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("run", "generate text with the project's own engine and kernels, and time it\n"
-                                        "Example: rooftop run --chat --prompt \"What is the capital of France?\" -n 32");
-  cmd->add_option("--gguf", o->gguf, "model file (default: the SmolLM2-135M file fetched by scripts/setup.sh)");
+                                        "Example: rooftop run --chat --prompt \"What is the capital of France?\" -n 32 [--gguf gemma3]");
+  cmd->add_option("--gguf", o->gguf, "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
   cmd->add_option("-p,--prompt", o->prompt, "the prompt text")->required();
   cmd->add_option("-n", o->n, "tokens to generate")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_flag("--chat", o->chat, "wrap the prompt in the model's chat template (system + user turn)");
-  cmd->add_option("--system", o->system, "the system turn for --chat (default: the chat template's own; \"\" = none)");
+  auto* system = cmd->add_option("--system", o->system, "the system turn for --chat (default: the chat template's own; \"\" = none)");
   cmd->add_flag("--special", o->special, "recognise control tokens such as <|im_start|> written in the prompt");
   cmd->add_option("--temperature", o->s.temperature, "0 = greedy")->capture_default_str()->check(in_range(0, 100));
   cmd->add_option("--top-k", o->s.top_k, "keep the k likeliest tokens (0 = all)")->capture_default_str()->check(in_range(0, double(limits::kVocab)));
@@ -191,17 +191,18 @@ void register_run(CLI::App& app, Context& ctx) {
                 "them too: this machine's speed now, not at calibration time");
   cmd->add_flag("--ignore-eos", o->ignore_eos, "keep generating past the stop token (for timing)");
   add_output_options(*cmd, o->out, {"table", "json"});
-  cmd->callback([&ctx, o] {
-    ctx.action = [&ctx, o] {
+  cmd->callback([&ctx, o, system] {
+    ctx.action = [&ctx, o, given = system->count() > 0] {
       check_threads(o->threads);
-      std::string path = o->gguf.empty() ? engine::require_default_model() : o->gguf;
+      std::string path = engine::resolve_model(o->gguf);
       engine::LlamaModel model = engine::load_llama(path);
       auto tok = engine::Tokenizer::from_gguf(model.file);
       // The runtime's own memory (process, libraries, tokenizer, the file's metadata pages), measured before any
       // weight is read: the overhead the fit prediction adds to the model's weights, KV and activations.
       const double baseline = resident_memory().value_or(ResidentMemory{}).current_bytes;
-      std::string text = o->chat ? engine::Tokenizer::chat_prompt(o->prompt, o->system) : o->prompt;
-      auto ids = tok.encode(text, o->chat || o->special);
+      std::string text = o->chat ? tok.chat_prompt(o->prompt, given ? std::optional<std::string_view>(o->system) : std::nullopt)
+                                 : o->prompt;
+      auto ids = tok.prompt_ids(text, o->chat || o->special);
       if (ids.empty()) throw InputError("the prompt is empty: at least one token is needed");
       int64_t need = int64_t(ids.size()) + o->n;
       if (need > model.cfg.context)
@@ -213,8 +214,9 @@ void register_run(CLI::App& app, Context& ctx) {
         throw InputError(fmt::format("--context {} is below the prompt ({} tokens) + -n {} = {} tokens", o->context,
                                      ids.size(), o->n, need));
       int64_t capacity = o->context > 0 ? o->context : need;
-      // The KV cache (fp32 K and V per layer) is allocated whole: refuse up front what memory cannot hold.
-      const double kv_bytes = 2.0 * 4 * double(model.cfg.layers) * double(model.cfg.kv_heads) * double(model.cfg.head_dim) * double(capacity);
+      // The KV cache (fp32 K and V per layer, windows on local layers) is allocated whole: refuse up front what
+      // memory cannot hold.
+      const double kv_bytes = model.cfg.kv_cache_bytes(capacity);
       const double memory = hwdb::detect_host_cpu().memory_bytes;
       if (memory > 0 && kv_bytes > 0.8 * memory)
         throw InputError(fmt::format("a KV cache of {} tokens needs {:.3g} GB; this machine has {:.3g} GB of memory "

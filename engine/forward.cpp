@@ -1,5 +1,10 @@
 // Llama layers: x += Wo attn(rope(Wq n(x)), rope(Wk n(x)), Wv n(x)); x += Wd (silu(Wg n(x)) * Wu n(x)).
+// Gemma 3 adds: x0 = sqrt(D) embed; q and k heads RMS-normed before RoPE; Wo's and Wd's outputs RMS-normed
+// before the residual add; gelu instead of silu; local layers attend to the last W positions only.
 #include "engine/forward.h"
+
+#include <algorithm>
+#include <cmath>
 
 #include "base/errors.h"
 #include "kernels/cpu/fused.h"
@@ -11,8 +16,10 @@ using kernels::WeightView;
 Forward::Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool, int64_t sequences)
     : model_(model), pool_(pool) {
   if (sequences < 1) throw InternalError("Forward: at least one sequence");
-  for (int64_t s = 0; s < sequences; ++s)
-    caches_.emplace_back(model.cfg.layers, capacity, model.cfg.kv_heads, model.cfg.head_dim);
+  const LlamaConfig& c = model.cfg;
+  std::vector<int64_t> slots;  // local layers keep only their window (a ring)
+  for (int64_t l = 0; l < c.layers; ++l) slots.push_back(c.kv_slots(l, capacity));
+  for (int64_t s = 0; s < sequences; ++s) caches_.emplace_back(c.layers, capacity, c.kv_heads, c.head_dim, slots);
 }
 
 void Forward::seek(int64_t n) {
@@ -39,6 +46,63 @@ void Forward::embed(int32_t token, float* out) {
   const WeightView& e = model_.token_embd;
   const int64_t rb = kernels::row_bytes(e.format, e.k);
   kernels::dequantize_row(e.format, e.data + int64_t(token) * rb, {out, size_t(e.k)});
+  if (model_.cfg.embed_scale != 1.f)
+    for (int64_t i = 0; i < e.k; ++i) out[i] *= model_.cfg.embed_scale;
+}
+
+// One token's q (H, d) and k (Hk, d) in layer l at position pos: head norms (Gemma), RoPE at the layer's base,
+// and the query scale when it is not 1/sqrt(d) (attention applies 1/sqrt(d)).
+void Forward::position(int64_t l, float* q, float* k, int64_t pos) const {
+  const LlamaConfig& c = model_.cfg;
+  const LayerWeights& w = model_.layers[size_t(l)];
+  const size_t d = size_t(c.head_dim);
+  if (!w.q_norm.empty())
+    for (int64_t h = 0; h < c.heads; ++h) kernels::rmsnorm({q + h * c.head_dim, d}, w.q_norm, c.rms_eps, {q + h * c.head_dim, d});
+  if (!w.k_norm.empty())
+    for (int64_t h = 0; h < c.kv_heads; ++h) kernels::rmsnorm({k + h * c.head_dim, d}, w.k_norm, c.rms_eps, {k + h * c.head_dim, d});
+  const bool local = c.is_local(l);
+  const float base = local ? c.rope_base_local : c.rope_base, scale = local ? 1.f : c.rope_freq_scale;
+  kernels::rope({q, size_t(c.heads) * d}, c.heads, c.head_dim, pos, base, c.rope_style, scale);
+  kernels::rope({k, size_t(c.kv_heads) * d}, c.kv_heads, c.head_dim, pos, base, c.rope_style, scale);
+  if (c.query_scale > 0) {
+    const float f = c.query_scale * std::sqrt(float(c.head_dim));
+    for (int64_t i = 0; i < c.heads * c.head_dim; ++i) q[i] *= f;
+  }
+}
+
+// Decode attention of one token at position pos of `cache` in layer l (its K and V written), over the positions
+// it may see: [first_visible, pos]. Those are slots [first, pos] while the layer has not wrapped, else every slot
+// of the ring (which holds exactly the window).
+void Forward::attend(const KvCache& cache, int64_t l, const float* q, int64_t pos, float* out) {
+  const LlamaConfig& c = model_.cfg;
+  const int64_t first = c.first_visible(l, pos), qd = c.heads * c.head_dim, visible = pos + 1 - first;
+  kernels::KvView v = cache.view(l);
+  if (pos < cache.slots(l)) {
+    const int64_t skip = first * c.kv_heads * c.head_dim;  // rows before the window
+    v.k = static_cast<const float*>(v.k) + skip;
+    v.v = static_cast<const float*>(v.v) + skip;
+  } else if (visible != cache.slots(l)) {
+    throw InternalError("Forward: layer " + std::to_string(l) + " wrapped its " + std::to_string(cache.slots(l)) +
+                        " slots but sees " + std::to_string(visible) + " positions");
+  }
+  kernels::attention_decode({q, size_t(qd)}, c.heads, v, visible, {out, size_t(qd)}, pool_);
+}
+
+// out (n, D) = RMSNorm(out) with the layer's post norm (Gemma), then x += out.
+void Forward::residual(std::span<const float> post_norm, float* out, int64_t n) {
+  const LlamaConfig& c = model_.cfg;
+  const size_t D = size_t(c.dim);
+  for (int64_t i = 0; i < n; ++i) {
+    float* o = out + i * c.dim;
+    if (!post_norm.empty()) kernels::rmsnorm({o, D}, post_norm, c.rms_eps, {o, D});
+    float* x = x_.data() + i * c.dim;
+    for (size_t j = 0; j < D; ++j) x[j] += o[j];
+  }
+}
+
+void Forward::activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const {
+  if (model_.cfg.gelu) kernels::geglu(g, u, h);
+  else kernels::swiglu(g, u, h);
 }
 
 std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool all_logits, int64_t seq) {
@@ -65,23 +129,30 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     kernels::gemm(w.wq, cspan(xn_, n * D), n, span(q_, n * qd), pool_);  // q (n, H*d)
     kernels::gemm(w.wk, cspan(xn_, n * D), n, span(k_, n * kvd), pool_); // k (n, Hk*d)
     kernels::gemm(w.wv, cspan(xn_, n * D), n, span(v_, n * kvd), pool_); // v (n, Hk*d)
-    for (int64_t i = 0; i < n; ++i) {
-      kernels::rope({q_.data() + i * qd, size_t(qd)}, c.heads, c.head_dim, pos0 + i, c.rope_base);
-      kernels::rope({k_.data() + i * kvd, size_t(kvd)}, c.kv_heads, c.head_dim, pos0 + i, c.rope_base);
+    auto store = [&](int64_t i) {
       std::copy_n(k_.data() + i * kvd, kvd, cache_.k_row(l, pos0 + i));
       std::copy_n(v_.data() + i * kvd, kvd, cache_.v_row(l, pos0 + i));
+    };
+    for (int64_t i = 0; i < n; ++i) position(l, q_.data() + i * qd, k_.data() + i * kvd, pos0 + i);
+    if (c.first_visible(l, pos0 + n - 1) == 0) {
+      // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
+      for (int64_t i = 0; i < n; ++i) store(i);
+      kernels::attention_prefill(cspan(q_, n * qd), n, c.heads, cache_.view(l), pos0, span(att_, n * qd), pool_);
+    } else {  // a sliding window cuts some token's view: token by token, each written to the ring before it attends
+      for (int64_t i = 0; i < n; ++i) {
+        store(i);
+        attend(cache_, l, q_.data() + i * qd, pos0 + i, att_.data() + i * qd);
+      }
     }
-    // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
-    kernels::attention_prefill(cspan(q_, n * qd), n, c.heads, cache_.view(l), pos0, span(att_, n * qd), pool_);
     kernels::gemm(w.wo, cspan(att_, n * qd), n, span(o_, n * D), pool_);  // o (n, D)
-    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    residual(w.post_attn_norm, o_.data(), n);
     for (int64_t i = 0; i < n; ++i)
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.ffn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
     kernels::gemm(w.gate, cspan(xn_, n * D), n, span(g_, n * F), pool_);  // g (n, F)
     kernels::gemm(w.up, cspan(xn_, n * D), n, span(u_, n * F), pool_);    // u (n, F)
-    kernels::swiglu(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));
+    activate(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));
     kernels::gemm(w.down, cspan(h_, n * F), n, span(o_, n * D), pool_);  // (n, D)
-    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    residual(w.post_ffn_norm, o_.data(), n);
   }
   cache_.set_length(pos0 + n);
   const int64_t first = all_logits ? 0 : n - 1, rows = n - first;
@@ -126,21 +197,24 @@ std::span<const float> Forward::decode(int32_t token) {
       const kernels::GemvTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, cache_.k_row(l, pos)}, {&w.wv, cache_.v_row(l, pos)}};
       kernels::gemv_multi(qkv, cs(xn_, D), pool_);
     }
-    kernels::rope(sp(q_, qd), c.heads, c.head_dim, pos, c.rope_base);
-    kernels::rope({cache_.k_row(l, pos), size_t(kvd)}, c.kv_heads, c.head_dim, pos, c.rope_base);
-    kernels::attention_decode(cs(q_, qd), c.heads, cache_.view(l), pos + 1, sp(att_, qd), pool_);
+    position(l, q_.data(), cache_.k_row(l, pos), pos);
+    attend(cache_, l, q_.data(), pos, att_.data());
     matvec(w.wo, cs(att_, qd), sp(o_, D));
-    for (int64_t j = 0; j < D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    residual(w.post_attn_norm, o_.data(), 1);
     kernels::rmsnorm(cs(x_, D), w.ffn_norm, c.rms_eps, sp(xn_, D));
     if (fp32_activations_) {
       kernels::gemm(w.gate, cs(xn_, D), 1, sp(g_, F), pool_);
       kernels::gemm(w.up, cs(xn_, D), 1, sp(u_, F), pool_);
-      kernels::swiglu(cs(g_, F), cs(u_, F), sp(h_, F));
+      activate(cs(g_, F), cs(u_, F), sp(h_, F));
+    } else if (c.gelu) {
+      const kernels::GemvTarget gu[2] = {{&w.gate, g_.data()}, {&w.up, u_.data()}};
+      kernels::gemv_multi(gu, cs(xn_, D), pool_);
+      activate(cs(g_, F), cs(u_, F), sp(h_, F));
     } else {
       kernels::gemv_swiglu(w.gate, w.up, cs(xn_, D), sp(h_, F), pool_);  // h (F) = silu(gate xn) * up xn
     }
     matvec(w.down, cs(h_, F), sp(o_, D));
-    for (int64_t j = 0; j < D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    residual(w.post_ffn_norm, o_.data(), 1);
   }
   cache_.set_length(pos + 1);
   kernels::rmsnorm(cs(x_, D), model_.output_norm, c.rms_eps, sp(xn_, D));
@@ -160,7 +234,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
     if (int64_t(v.size()) < size) v.resize(size_t(size));
   };
   grow(x_, n * D); grow(xn_, n * D); grow(q_, n * qd); grow(k_, n * kvd); grow(v_, n * kvd); grow(att_, n * qd);
-  grow(o_, n * D); grow(h_, n * F); grow(logits_, n * c.vocab);
+  grow(o_, n * D); grow(g_, n * F); grow(u_, n * F); grow(h_, n * F); grow(logits_, n * c.vocab);
   auto sp = [](std::vector<float>& v, int64_t off, int64_t size) { return std::span<float>(v.data() + off, size_t(size)); };
   auto cs = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
   for (int64_t i = 0; i < n; ++i) embed(tokens[size_t(i)], x_.data() + i * D);  // x (n, D)
@@ -173,8 +247,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
     for (int64_t i = 0; i < n; ++i) {
       KvCache& kv = caches_[size_t(i)];
       const int64_t pos = kv.length();
-      kernels::rope(sp(q_, i * qd, qd), c.heads, c.head_dim, pos, c.rope_base);
-      kernels::rope(sp(k_, i * kvd, kvd), c.kv_heads, c.head_dim, pos, c.rope_base);
+      position(l, q_.data() + i * qd, k_.data() + i * kvd, pos);
       std::copy_n(k_.data() + i * kvd, kvd, kv.k_row(l, pos));
       std::copy_n(v_.data() + i * kvd, kvd, kv.v_row(l, pos));
     }
@@ -182,15 +255,21 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
     pool_.parallel_for(n, [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; ++i) {
         const KvCache& kv = caches_[size_t(i)];
-        kernels::attention_decode(sp(q_, i * qd, qd), c.heads, kv.view(l), kv.length() + 1, sp(att_, i * qd, qd), pool_);
+        attend(kv, l, q_.data() + i * qd, kv.length(), att_.data() + i * qd);
       }
     });
     kernels::gemv_batch(w.wo, cs(att_, n * qd), n, sp(o_, 0, n * D), pool_);
-    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    residual(w.post_attn_norm, o_.data(), n);
     for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(sp(x_, i * D, D), w.ffn_norm, c.rms_eps, sp(xn_, i * D, D));
-    kernels::gemv_batch_swiglu(w.gate, w.up, cs(xn_, n * D), n, sp(h_, 0, n * F), pool_);  // h (n, F)
+    if (c.gelu) {
+      const kernels::GemvBatchTarget gu[2] = {{&w.gate, g_.data()}, {&w.up, u_.data()}};
+      kernels::gemv_batch_multi(gu, cs(xn_, n * D), n, pool_);
+      activate(cs(g_, n * F), cs(u_, n * F), sp(h_, 0, n * F));
+    } else {
+      kernels::gemv_batch_swiglu(w.gate, w.up, cs(xn_, n * D), n, sp(h_, 0, n * F), pool_);  // h (n, F)
+    }
     kernels::gemv_batch(w.down, cs(h_, n * F), n, sp(o_, 0, n * D), pool_);
-    for (int64_t j = 0; j < n * D; ++j) x_[size_t(j)] += o_[size_t(j)];
+    residual(w.post_ffn_norm, o_.data(), n);
   }
   for (int64_t i = 0; i < n; ++i) {
     KvCache& kv = caches_[size_t(i)];

@@ -1,4 +1,4 @@
-// The llama forward pass over the project's kernels: batched prefill (GEMM) and one-token decode (GEMV).
+// The llama / gemma3 forward pass over the project's kernels: batched prefill (GEMM) and one-token decode (GEMV).
 //
 // Dimension legend: n = tokens in the pass, D = width, H/Hk = query/KV heads, d = head dim,
 // F = feed-forward width, V = vocabulary.
@@ -45,6 +45,10 @@ class Forward {
 
  private:
   void embed(int32_t token, float* out);  // out (D)
+  void position(int64_t l, float* q, float* k, int64_t pos) const;
+  void attend(const KvCache& cache, int64_t l, const float* q, int64_t pos, float* out);
+  void residual(std::span<const float> post_norm, float* out, int64_t n);
+  void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;
   void check_tokens(std::span<const int32_t> tokens, int64_t seq) const;
 
   const LlamaModel& model_;

@@ -1,22 +1,40 @@
 // KV cache storage and views for the attention kernel.
 #include "engine/kv_cache.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace rooftop::engine {
 
-KvCache::KvCache(int64_t layers, int64_t capacity, int64_t kv_heads, int64_t head_dim)
+KvCache::KvCache(int64_t layers, int64_t capacity, int64_t kv_heads, int64_t head_dim, std::vector<int64_t> layer_slots)
     : layers_(layers), capacity_(capacity), kv_heads_(kv_heads), head_dim_(head_dim), row_floats_(kv_heads * head_dim),
-      k_(size_t(layers * capacity * kv_heads * head_dim)), v_(k_.size()) {}
+      slots_(std::move(layer_slots)) {
+  if (slots_.empty()) slots_.assign(size_t(layers), capacity);
+  if (int64_t(slots_.size()) != layers) throw std::logic_error("KvCache: one slot count per layer");
+  int64_t total = 0;
+  for (int64_t& s : slots_) {
+    if (s < 1 || s > capacity) throw std::logic_error("KvCache: a layer's slots must be 1..capacity");
+    layer_start_.push_back(total);
+    total += s;
+  }
+  k_.resize(size_t(total * row_floats_));
+  v_.resize(k_.size());
+}
 
 kernels::KvView KvCache::view(int64_t layer) const {
   kernels::KvView v;
-  v.k = k_.data() + offset(layer, 0);
-  v.v = v_.data() + offset(layer, 0);
+  v.k = k_.data() + layer_start_[size_t(layer)] * row_floats_;
+  v.v = v_.data() + layer_start_[size_t(layer)] * row_floats_;
   v.f16 = false;
   v.kv_heads = kv_heads_;
   v.head_dim = head_dim_;
   return v;
+}
+
+int64_t KvCache::bytes() const {
+  int64_t rows = 0;
+  for (int64_t s : slots_) rows += std::min(length_, s);
+  return 2 * rows * row_floats_ * 4;
 }
 
 void KvCache::set_length(int64_t n) {

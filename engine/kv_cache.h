@@ -1,4 +1,7 @@
-// Append-only fp32 KV cache: per layer, K and V rows (capacity, Hk, d), position-major.
+// fp32 KV cache: per layer, K and V rows (slots, Hk, d), position-major. A layer holds `capacity` slots, or
+// fewer for a sliding-window layer (Gemma 3's local layers: the window), which then writes position p to
+// slot p mod slots: a ring. Attention sums over keys, whose order does not matter once RoPE has placed them,
+// so a full ring is read whole.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -9,26 +12,33 @@ namespace rooftop::engine {
 
 class KvCache {
  public:
-  KvCache(int64_t layers, int64_t capacity, int64_t kv_heads, int64_t head_dim);
+  // layer_slots: slots per layer (each 1..capacity); empty = capacity for every layer.
+  KvCache(int64_t layers, int64_t capacity, int64_t kv_heads, int64_t head_dim, std::vector<int64_t> layer_slots = {});
   int64_t capacity() const { return capacity_; }
   int64_t length() const { return length_; }  // positions written so far
+  int64_t slots(int64_t layer) const { return slots_[size_t(layer)]; }
   // Rows (Hk * d floats) for a position in a layer; writing a position >= capacity is a logic error.
   float* k_row(int64_t layer, int64_t pos) { return k_.data() + offset(layer, pos); }
   float* v_row(int64_t layer, int64_t pos) { return v_.data() + offset(layer, pos); }
-  kernels::KvView view(int64_t layer) const;
+  kernels::KvView view(int64_t layer) const;  // slot 0 of the layer
   // Marks positions [0, n) as written (only grows: the cache never rewrites a row).
   void set_length(int64_t n);
   // Forgets positions [n, length()) (0 <= n <= length()): the next writes go to position n. Used to decode
-  // many steps at one fixed context (rooftop validate); generation never needs it.
+  // many steps at one fixed context (rooftop validate, whose models have no ring layers); generation never needs it.
   void truncate(int64_t n);
-  // Bytes held by the written positions: 2 x L x length x Hk x d x 4.
-  int64_t bytes() const { return 2 * layers_ * length_ * row_floats_ * 4; }
+  // Bytes held by the written positions: 2 x 4 x Hk x d x sum over layers of min(length, slots).
+  int64_t bytes() const;
+  // Bytes allocated: the same with every slot.
+  int64_t allocated_bytes() const { return int64_t(k_.size() + v_.size()) * 4; }
 
  private:
-  int64_t offset(int64_t layer, int64_t pos) const { return (layer * capacity_ + pos) * row_floats_; }
+  int64_t offset(int64_t layer, int64_t pos) const {
+    return (layer_start_[size_t(layer)] + pos % slots_[size_t(layer)]) * row_floats_;
+  }
   int64_t layers_, capacity_, kv_heads_, head_dim_, row_floats_;
   int64_t length_ = 0;
-  std::vector<float> k_, v_;  // (L, capacity, Hk, d)
+  std::vector<int64_t> slots_, layer_start_;  // per layer: slots, first slot's index in k_ / v_ rows
+  std::vector<float> k_, v_;                  // (sum of slots, Hk, d)
 };
 
 }  // namespace rooftop::engine

@@ -1,4 +1,7 @@
-// A llama-family model loaded from GGUF (or built in memory, engine/synthetic.h): its shape (LlamaConfig) and typed views of every weight.
+// A llama-family model loaded from GGUF (or built in memory, engine/synthetic.h): its shape (LlamaConfig) and typed
+// views of every weight. Two architectures share the layer: "llama" (SmolLM2, Llama, Qwen-style llama GGUFs) and
+// "gemma3" (Gemma 3: scaled embeddings, q/k head norms, post-attention and post-FFN norms, GeGLU, NeoX RoPE,
+// sliding-window attention on 5 of every 6 layers with its own RoPE base).
 //
 // Dimension legend: D = embedding width, H = query heads, Hk = KV heads, d = head dim (D / H),
 // F = feed-forward width, V = vocabulary, L = layers.
@@ -25,7 +28,32 @@ struct LlamaConfig {
   int64_t vocab = 0;       // V
   int64_t context = 0;     // trained context length (tokens)
   float rms_eps = 1e-5f;
-  float rope_base = 10000.f;
+  float rope_base = 10000.f;  // global layers
+  // Gemma 3's departures from llama (the defaults are llama's).
+  float embed_scale = 1.f;                                   // embeddings times this (Gemma: sqrt(D))
+  kernels::RopeStyle rope_style = kernels::RopeStyle::adjacent;
+  float rope_freq_scale = 1.f;                               // global layers' linear position scaling
+  bool gelu = false;                                         // FFN: false = SwiGLU, true = GeGLU (tanh GELU)
+  float query_scale = 0.f;                                   // attention scale; 0 = 1/sqrt(d)
+  int64_t sliding_window = 0;                                // local layers see the last W positions; 0 = none
+  int64_t sliding_period = 0;                                // layer l is global when (l + 1) % period == 0
+  float rope_base_local = 10000.f;                           // local layers' RoPE base (unscaled)
+
+  bool is_local(int64_t l) const { return sliding_window > 0 && (sliding_period <= 0 || (l + 1) % sliding_period != 0); }
+  // KV slots layer l needs for `capacity` positions: the window on local layers (a ring), else all of them.
+  int64_t kv_slots(int64_t l, int64_t capacity) const {
+    return is_local(l) && sliding_window < capacity ? sliding_window : capacity;
+  }
+  // fp32 KV cache bytes for `capacity` positions: 2 x 4 x Hk x d x sum of kv_slots.
+  double kv_cache_bytes(int64_t capacity) const {
+    double slots = 0;
+    for (int64_t l = 0; l < layers; ++l) slots += double(kv_slots(l, capacity));
+    return 2.0 * 4 * double(kv_heads) * double(head_dim) * slots;
+  }
+  // First position token `pos` attends to in layer l: pos - W + 1 on local layers, else 0.
+  int64_t first_visible(int64_t l, int64_t pos) const {
+    return is_local(l) && pos >= sliding_window ? pos - sliding_window + 1 : 0;
+  }
 };
 
 struct LayerWeights {
@@ -33,6 +61,9 @@ struct LayerWeights {
   kernels::WeightView wq, wk, wv, wo;  // (H*d, D), (Hk*d, D), (Hk*d, D), (D, H*d)
   std::span<const float> ffn_norm;     // (D)
   kernels::WeightView gate, up, down;  // (F, D), (F, D), (D, F)
+  // Gemma 3 only (empty otherwise): RMSNorm of each q and k head (d), and of the attention and FFN outputs (D)
+  // before they join the residual stream.
+  std::span<const float> q_norm, k_norm, post_attn_norm, post_ffn_norm;
 };
 
 struct LlamaModel {
@@ -53,7 +84,7 @@ struct LlamaModel {
   int64_t kv_bytes_per_token() const { return 2 * cfg.layers * cfg.kv_heads * cfg.head_dim * 4; }
 };
 
-// Maps the file and checks it: architecture "llama", every tensor present with the expected shape
+// Maps the file and checks it: architecture "llama" or "gemma3", every tensor present with the expected shape
 // and a format the kernels read. InputError (naming the tensor or key) otherwise.
 LlamaModel load_llama(const std::string& path);
 // The same from a parsed file whose tensor data stays valid while the model lives.

@@ -1,4 +1,4 @@
-// Row-wise small ops of the forward pass: RMSNorm, RoPE, SwiGLU, softmax.
+// Row-wise small ops of the forward pass: RMSNorm, RoPE, SwiGLU, GeGLU, softmax.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,42 +20,60 @@ void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std:
   for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] * inv * w[i];
 }
 
-// llama.cpp's "normal" RoPE (LLAMA_ROPE_TYPE_NORM, used for llama-architecture GGUFs, whose Q/K weights
-// the converter permutes to match): each head rotates adjacent pairs (x[2i], x[2i+1]) by
-// theta_i = pos * base^(-2i/d), i = 0 .. d/2 - 1:
-//   x'[2i] = x[2i] cos(theta_i) - x[2i+1] sin(theta_i),  x'[2i+1] = x[2i] sin(theta_i) + x[2i+1] cos(theta_i).
-// (Not the GPT-NeoX layout, which pairs x[i] with x[i + d/2].) Angles are computed in double.
-void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, float theta_base) {
+// RoPE. Each head rotates pairs of its d values by theta_i = pos * freq_scale * base^(-2i/d), i = 0 .. d/2 - 1:
+//   a' = a cos(theta_i) - b sin(theta_i),  b' = a sin(theta_i) + b cos(theta_i).
+// RopeStyle::adjacent pairs (x[2i], x[2i+1]): llama.cpp's "normal" RoPE (LLAMA_ROPE_TYPE_NORM), used for
+// llama-architecture GGUFs, whose Q/K weights the converter permutes to match.
+// RopeStyle::halves pairs (x[i], x[i + d/2]): GPT-NeoX's layout (LLAMA_ROPE_TYPE_NEOX), used by Gemma, Qwen2...
+// freq_scale < 1 is linear position interpolation (Gemma 3 4B+ global layers: 1/8). Angles are computed in double.
+void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, float theta_base, RopeStyle style,
+          float freq_scale) {
   if (heads < 0 || head_dim <= 0 || head_dim % 2 != 0)
     throw InternalError("rope: head_dim = " + std::to_string(head_dim) + "; expected a positive even number");
   check_size("rope", "x (heads, d)", int64_t(x.size()), heads * head_dim);
-  if (!(theta_base > 0) || pos < 0)
+  if (!(theta_base > 0) || pos < 0 || !(freq_scale > 0))
     throw InternalError("rope: base = " + std::to_string(theta_base) + ", pos = " + std::to_string(pos) +
-                     "; expected base > 0 and pos >= 0");
+                        ", freq_scale = " + std::to_string(freq_scale) + "; expected base > 0, pos >= 0, scale > 0");
   const int64_t half = head_dim / 2;
   thread_local std::vector<float> cs, sn;
   cs.resize(size_t(half));
   sn.resize(size_t(half));
   for (int64_t i = 0; i < half; ++i) {
-    const double theta = double(pos) * std::pow(double(theta_base), -2.0 * double(i) / double(head_dim));
+    const double theta =
+        double(pos) * double(freq_scale) * std::pow(double(theta_base), -2.0 * double(i) / double(head_dim));
     cs[size_t(i)] = float(std::cos(theta));
     sn[size_t(i)] = float(std::sin(theta));
   }
+  // element indices of pair i: (i * stride_a, i * stride_a + offset_b)
+  const int64_t step = style == RopeStyle::adjacent ? 2 : 1, other = style == RopeStyle::adjacent ? 1 : half;
   for (int64_t h = 0; h < heads; ++h) {
     float* v = x.data() + h * head_dim;
     for (int64_t i = 0; i < half; ++i) {
-      const float a = v[2 * i], b = v[2 * i + 1];
-      v[2 * i] = a * cs[size_t(i)] - b * sn[size_t(i)];
-      v[2 * i + 1] = a * sn[size_t(i)] + b * cs[size_t(i)];
+      float& a = v[i * step];
+      float& b = v[i * step + other];
+      const float a0 = a, b0 = b;
+      a = a0 * cs[size_t(i)] - b0 * sn[size_t(i)];
+      b = a0 * sn[size_t(i)] + b0 * cs[size_t(i)];
     }
   }
 }
 
-// out = silu(gate) * up, silu(g) = g / (1 + exp(-g))
 void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
   check_size("swiglu", "up", int64_t(up.size()), int64_t(gate.size()));
   check_size("swiglu", "out", int64_t(out.size()), int64_t(gate.size()));
   for (size_t i = 0; i < gate.size(); ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+// GELU, tanh form (Gemma's gelu_pytorch_tanh): 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))).
+float gelu_tanh(float g) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * g * (1.0f + 0.044715f * g * g)));
+}
+
+void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
+  check_size("geglu", "up", int64_t(up.size()), int64_t(gate.size()));
+  check_size("geglu", "out", int64_t(out.size()), int64_t(gate.size()));
+  for (size_t i = 0; i < gate.size(); ++i) out[i] = gelu_tanh(gate[i]) * up[i];
 }
 
 // x = exp(x - max) / sum(exp(x - max))

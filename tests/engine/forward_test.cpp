@@ -61,7 +61,7 @@ TEST_CASE("SmolLM2 shape from the file", "[forward][model]") {
 
 namespace {
 std::string greedy_chat(Smol& s, const std::string& system, int64_t n) {
-  auto ids = s.tok.encode(Tokenizer::chat_prompt("What is the capital of France?", system), true);
+  auto ids = s.tok.encode(Tokenizer::chatml_prompt("What is the capital of France?", system), true);
   Forward fwd(s.model, int64_t(ids.size()) + n, s.pool);
   GenerateOptions opt;
   opt.max_tokens = n;

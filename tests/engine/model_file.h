@@ -17,3 +17,15 @@ inline std::string smollm2_path() {
 }
 
 }  // namespace rooftop::test
+
+namespace rooftop::test {
+
+// The Gemma 3 270M Q4_K_M GGUF fetched by scripts/setup.sh; FAILS when absent.
+inline std::string gemma3_path() {
+  std::string p = rooftop::engine::gemma_model_path();
+  if (!std::filesystem::is_regular_file(p))
+    FAIL("model file " << p << " is missing: run scripts/setup.sh to fetch it");
+  return p;
+}
+
+}  // namespace rooftop::test

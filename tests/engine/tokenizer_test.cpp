@@ -112,7 +112,7 @@ TEST_CASE("SmolLM2 special tokens and chat prompt", "[tokenizer][model]") {
   CHECK(ids.front() == *im_start);
   CHECK(ids.back() == *im_end);
   CHECK(t.encode("<|im_start|>", false).size() > 1);  // plain text when not parsing specials
-  std::string chat = Tokenizer::chat_prompt("What is the capital of France?");
+  std::string chat = Tokenizer::chatml_prompt("What is the capital of France?");
   CHECK(chat == "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
                 "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n");
   auto chat_ids = t.encode(chat, true);

@@ -52,6 +52,51 @@ TEST_CASE("rope rotates adjacent pairs by pos * base^(-2i/d)", "[kernels][elemen
   CHECK_THROWS_AS(rope(v, 1, 3, 1, 10000.0f), rooftop::InternalError);
 }
 
+TEST_CASE("rope halves (NeoX) rotates (i, i + d/2) by pos * scale * base^(-2i/d)", "[kernels][elementwise]") {
+  std::mt19937 rng(43);
+  const int64_t heads = 2, d = 12;
+  for (float scale : {1.0f, 0.125f})
+    for (int64_t pos : {0, 3, 511, 9000}) {
+      const std::vector<float> x = random_floats(rng, size_t(heads * d));
+      std::vector<float> y = x;
+      rope(y, heads, d, pos, 1e6f, RopeStyle::halves, scale);
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < d / 2; ++i) {
+          const double th = double(pos) * scale / std::pow(1e6, double(2 * i) / double(d));
+          const double a = x[size_t(h * d + i)], b = x[size_t(h * d + i + d / 2)];
+          REQUIRE(y[size_t(h * d + i)] == Approx(a * std::cos(th) - b * std::sin(th)).margin(1e-6));
+          REQUIRE(y[size_t(h * d + i + d / 2)] == Approx(a * std::sin(th) + b * std::cos(th)).margin(1e-6));
+        }
+    }
+  // Hand-worked: d = 4, x = (1, 0, 0, 0) at pos 2 with scale 0.5: pair (x0, x2), theta = 1 rad ->
+  // x0 = cos 1 = 0.5403023, x2 = sin 1 = 0.8414710; x1, x3 stay 0.
+  std::vector<float> v = {1, 0, 0, 0};
+  rope(v, 1, 4, 2, 10000.0f, RopeStyle::halves, 0.5f);
+  CHECK(v[0] == Approx(0.5403023f));
+  CHECK(v[2] == Approx(0.8414710f));
+  CHECK(v[1] == 0.0f);
+  CHECK(v[3] == 0.0f);
+}
+
+TEST_CASE("geglu is gelu_tanh(gate) * up", "[kernels][elementwise]") {
+  // Hand-worked: gate = 1: tanh(0.7978846 * 1.044715) = tanh(0.8335623) = 0.6823840;
+  // 0.5 * (1 + 0.6823840) = 0.8411920; times up = 2: 1.6823840. gelu(-1) = -1 + gelu(1) = -0.1588080.
+  std::vector<float> out(2);
+  geglu(std::vector<float>{1, -1}, std::vector<float>{2, 1}, out);
+  CHECK(out[0] == Approx(1.6823840f));
+  CHECK(out[1] == Approx(-0.1588080f));
+  std::mt19937 rng(44);
+  const auto g = random_floats(rng, 1000), u = random_floats(rng, 1000);
+  std::vector<float> h(1000);
+  geglu(g, u, h);
+  for (size_t i = 0; i < h.size(); ++i) {
+    const double x = g[i];
+    const double ref = 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))) * u[i];
+    REQUIRE(h[i] == Approx(ref).margin(1e-6));
+  }
+  CHECK_THROWS_AS(geglu(std::vector<float>(3), std::vector<float>(2), out), rooftop::InternalError);
+}
+
 TEST_CASE("swiglu is silu(gate) * up", "[kernels][elementwise]") {
   // Hand-worked: gate = 1, up = 2: 1 / (1 + e^-1) * 2 = 1.4621172.
   std::vector<float> out(1);
