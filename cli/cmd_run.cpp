@@ -163,6 +163,7 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) 
 void register_run(CLI::App& app, Context& ctx) {
   struct Opts {
     std::string gguf, prompt;
+    std::vector<int32_t> prompt_ids;
     int64_t n = 64, show_logits = 0, context = 0;
     int threads = 0;
     bool chat = false, ignore_eos = false, special = false, refresh = false;
@@ -174,7 +175,12 @@ void register_run(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("run", "generate text with the project's own engine and kernels, and time it\n"
                                         "Example: rooftop run --chat --prompt \"What is the capital of France?\" -n 32 [--gguf gemma3]");
   cmd->add_option("--gguf", o->gguf, "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
-  cmd->add_option("-p,--prompt", o->prompt, "the prompt text")->required();
+  auto* prompt = cmd->add_option("-p,--prompt", o->prompt, "the prompt text");
+  auto* prompt_ids = cmd->add_option("--prompt-ids", o->prompt_ids, "the prompt as token ids, comma-separated (exactly "
+                                                                    "these ids run: for timing against other engines)")
+                         ->delimiter(',');
+  prompt->excludes(prompt_ids);
+  prompt_ids->excludes(prompt);
   cmd->add_option("-n", o->n, "tokens to generate")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_flag("--chat", o->chat, "wrap the prompt in the model's chat template (system + user turn)");
   auto* system = cmd->add_option("--system", o->system, "the system turn for --chat (default: the chat template's own; \"\" = none)");
@@ -202,7 +208,10 @@ void register_run(CLI::App& app, Context& ctx) {
       const double baseline = resident_memory().value_or(ResidentMemory{}).current_bytes;
       std::string text = o->chat ? tok.chat_prompt(o->prompt, given ? std::optional<std::string_view>(o->system) : std::nullopt)
                                  : o->prompt;
-      auto ids = tok.prompt_ids(text, o->chat || o->special);
+      if (o->prompt.empty() && o->prompt_ids.empty())
+        throw InputError("no prompt: expected --prompt TEXT or --prompt-ids ID,ID,...");
+      if (!o->prompt_ids.empty() && o->chat) throw InputError("--chat wraps a text prompt; it cannot be used with --prompt-ids");
+      auto ids = o->prompt_ids.empty() ? tok.prompt_ids(text, o->chat || o->special) : o->prompt_ids;
       if (ids.empty()) throw InputError("the prompt is empty: at least one token is needed");
       int64_t need = int64_t(ids.size()) + o->n;
       if (need > model.cfg.context)

@@ -92,17 +92,31 @@ void Forward::attend(const KvCache& cache, int64_t l, const float* q, int64_t po
 void Forward::residual(std::span<const float> post_norm, float* out, int64_t n) {
   const LlamaConfig& c = model_.cfg;
   const size_t D = size_t(c.dim);
-  for (int64_t i = 0; i < n; ++i) {
+  per_token(n, [&](int64_t i) {
     float* o = out + i * c.dim;
     if (!post_norm.empty()) kernels::rmsnorm({o, D}, post_norm, c.rms_eps, {o, D});
     float* x = x_.data() + i * c.dim;
     for (size_t j = 0; j < D; ++j) x[j] += o[j];
-  }
+  });
 }
 
+// fn(i) for tokens i in [0, n), split over the pool (one token alone runs here).
+void Forward::per_token(int64_t n, const std::function<void(int64_t)>& fn) const {
+  if (n == 1) return fn(0);
+  pool_.parallel_for(n, [&](int64_t b, int64_t e, int) {
+    for (int64_t i = b; i < e; ++i) fn(i);
+  });
+}
+
+// h = act(g) * u, split over the pool in 4096-value pieces (a prefill's n x F values are worth both cores).
 void Forward::activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const {
-  if (model_.cfg.gelu) kernels::geglu(g, u, h);
-  else kernels::swiglu(g, u, h);
+  constexpr int64_t kPiece = 4096;
+  const int64_t size = int64_t(g.size()), pieces = (size + kPiece - 1) / kPiece;
+  pool_.parallel_for(pieces, [&](int64_t b, int64_t e, int) {
+    const size_t off = size_t(b * kPiece), len = size_t(std::min(size, e * kPiece) - b * kPiece);
+    if (model_.cfg.gelu) kernels::geglu(g.subspan(off, len), u.subspan(off, len), h.subspan(off, len));
+    else kernels::swiglu(g.subspan(off, len), u.subspan(off, len), h.subspan(off, len));
+  });
 }
 
 std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool all_logits, int64_t seq) {
@@ -124,8 +138,9 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
   auto cspan = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
   for (int64_t l = 0; l < c.layers; ++l) {
     const LayerWeights& w = model_.layers[size_t(l)];
-    for (int64_t i = 0; i < n; ++i)
+    per_token(n, [&](int64_t i) {
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.attn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
+    });
     kernels::gemm(w.wq, cspan(xn_, n * D), n, span(q_, n * qd), pool_);  // q (n, H*d)
     kernels::gemm(w.wk, cspan(xn_, n * D), n, span(k_, n * kvd), pool_); // k (n, Hk*d)
     kernels::gemm(w.wv, cspan(xn_, n * D), n, span(v_, n * kvd), pool_); // v (n, Hk*d)
@@ -133,7 +148,7 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
       std::copy_n(k_.data() + i * kvd, kvd, cache_.k_row(l, pos0 + i));
       std::copy_n(v_.data() + i * kvd, kvd, cache_.v_row(l, pos0 + i));
     };
-    for (int64_t i = 0; i < n; ++i) position(l, q_.data() + i * qd, k_.data() + i * kvd, pos0 + i);
+    per_token(n, [&](int64_t i) { position(l, q_.data() + i * qd, k_.data() + i * kvd, pos0 + i); });
     if (c.first_visible(l, pos0 + n - 1) == 0) {
       // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
       for (int64_t i = 0; i < n; ++i) store(i);
@@ -146,8 +161,9 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     }
     kernels::gemm(w.wo, cspan(att_, n * qd), n, span(o_, n * D), pool_);  // o (n, D)
     residual(w.post_attn_norm, o_.data(), n);
-    for (int64_t i = 0; i < n; ++i)
+    per_token(n, [&](int64_t i) {
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.ffn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
+    });
     kernels::gemm(w.gate, cspan(xn_, n * D), n, span(g_, n * F), pool_);  // g (n, F)
     kernels::gemm(w.up, cspan(xn_, n * D), n, span(u_, n * F), pool_);    // u (n, F)
     activate(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));

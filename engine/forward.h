@@ -4,6 +4,7 @@
 // F = feed-forward width, V = vocabulary.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -49,6 +50,7 @@ class Forward {
   void attend(const KvCache& cache, int64_t l, const float* q, int64_t pos, float* out);
   void residual(std::span<const float> post_norm, float* out, int64_t n);
   void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;
+  void per_token(int64_t n, const std::function<void(int64_t)>& fn) const;
   void check_tokens(std::span<const int32_t> tokens, int64_t seq) const;
 
   const LlamaModel& model_;

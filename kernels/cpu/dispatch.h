@@ -1,4 +1,4 @@
-// Per-ISA kernel table (scalar, AVX2+FMA, AVX-512+VNNI), chosen once from CPUID.
+// Per-ISA kernel table (scalar, AVX2+FMA, AVX-512+VNNI, AVX-512+VNNI+BF16), chosen once from CPUID.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +10,9 @@ namespace rooftop::kernels {
 
 constexpr int64_t kSmallGemmMaxN = 8;  // largest n of the multi-RHS GEMV path (gemm, gemv_batch)
 
-enum class Isa { scalar = 0, avx2 = 1, avx512 = 2 };
+// avx512_bf16: the avx512 table with a prefill GEMM on bf16 operands (vdpbf16ps, twice the fp32 FMA rate);
+// everything else is the avx512 table's.
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, avx512_bf16 = 3 };
 
 struct KernelTable {
   const char* name = "scalar";
@@ -27,6 +29,9 @@ struct KernelTable {
   // Y (n, m) columns [j0, j1) = X (n, k) W[j0:j1]^T, using a thread-local panel buffer.
   void (*gemm_cols)(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) = nullptr;
   int64_t gemm_cols_per_task = 64;  // granularity of the column split across threads
+  // Relative rounding of gemm_cols' operands: 0 when X and W enter the products in fp32; 2^-8 when both are
+  // rounded to bf16 (2^-9 each). The error bound of a product sum is then this times sum |x w|, plus fp32's.
+  double gemm_operand_rounding = 0;
   // Small-n GEMM rows: Y (n, m) entries of weight rows [r0, r1), each weight block loaded once for all n
   // tokens (n <= kSmallGemmMaxN). xq == nullptr: fp32 activations (quantized rows dequantized to a row
   // buffer first); otherwise xq[i] is token i quantized, used for the integer-dot formats like gemv_rows.
@@ -55,5 +60,6 @@ void dequantize_blocks_ref(WeightFormat f, const std::byte* src, float* dst, int
 KernelTable make_scalar_kernels();
 KernelTable make_avx2_kernels();
 KernelTable make_avx512_kernels();
+KernelTable make_avx512_bf16_kernels();
 
 }  // namespace rooftop::kernels

@@ -35,14 +35,20 @@ void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, floa
     throw InternalError("rope: base = " + std::to_string(theta_base) + ", pos = " + std::to_string(pos) +
                         ", freq_scale = " + std::to_string(freq_scale) + "; expected base > 0, pos >= 0, scale > 0");
   const int64_t half = head_dim / 2;
+  // The angles of the last call are kept: q and then k of one token share them.
   thread_local std::vector<float> cs, sn;
-  cs.resize(size_t(half));
-  sn.resize(size_t(half));
-  for (int64_t i = 0; i < half; ++i) {
-    const double theta =
-        double(pos) * double(freq_scale) * std::pow(double(theta_base), -2.0 * double(i) / double(head_dim));
-    cs[size_t(i)] = float(std::cos(theta));
-    sn[size_t(i)] = float(std::sin(theta));
+  thread_local int64_t last_pos = -1, last_dim = 0;
+  thread_local float last_base = 0, last_scale = 0;
+  if (pos != last_pos || head_dim != last_dim || theta_base != last_base || freq_scale != last_scale) {
+    cs.resize(size_t(half));
+    sn.resize(size_t(half));
+    for (int64_t i = 0; i < half; ++i) {
+      const double theta =
+          double(pos) * double(freq_scale) * std::pow(double(theta_base), -2.0 * double(i) / double(head_dim));
+      cs[size_t(i)] = float(std::cos(theta));
+      sn[size_t(i)] = float(std::sin(theta));
+    }
+    last_pos = pos, last_dim = head_dim, last_base = theta_base, last_scale = freq_scale;
   }
   // element indices of pair i: (i * stride_a, i * stride_a + offset_b)
   const int64_t step = style == RopeStyle::adjacent ? 2 : 1, other = style == RopeStyle::adjacent ? 1 : half;
@@ -64,10 +70,12 @@ void swiglu(std::span<const float> gate, std::span<const float> up, std::span<fl
   for (size_t i = 0; i < gate.size(); ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
-// GELU, tanh form (Gemma's gelu_pytorch_tanh): 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))).
+// GELU, tanh form (Gemma's gelu_pytorch_tanh): 0.5 g (1 + tanh(z)), z = sqrt(2/pi) (g + 0.044715 g^3),
+// computed as g / (1 + exp(-2z)) (the same function: 0.5 (1 + tanh z) = 1 / (1 + e^-2z)); expf costs about a
+// third of tanhf here. Large negative g: exp overflows to inf and the result is -0, the limit.
 float gelu_tanh(float g) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  return 0.5f * g * (1.0f + std::tanh(kSqrt2OverPi * g * (1.0f + 0.044715f * g * g)));
+  constexpr float kMinus2Sqrt2OverPi = -2.0f * 0.7978845608028654f;
+  return g / (1.0f + std::exp(kMinus2Sqrt2OverPi * g * (1.0f + 0.044715f * g * g)));
 }
 
 void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {

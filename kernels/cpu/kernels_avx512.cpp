@@ -269,4 +269,121 @@ KernelTable make_avx512_kernels() {
   t.q4_1_reads_qt16 = true;  // row_q4_1_multi_t16<1>: ~1.5x the pair kernel's q4_1 GEMV speed
   return t;
 }
+
+// ---- GEMM on bf16 operands: Y (n, m) = X (n, k) W^T with vdpbf16ps ----
+// The fp32 GEMM's blocking (kGemmMB rows x kGemmKC columns dequantized once per block, 6-token x 32-output
+// register tiles), with both operands rounded to bf16 (round to nearest even): one vdpbf16ps multiplies 32 pairs
+// and adds them into 16 fp32 lanes, twice the products of an fp32 FMA. The packed panel holds, for each pair q
+// of columns (2q, 2q+1), the 32 outputs' pairs side by side (32-bit words): panel p, pair q, output j at
+// (p * kc / 2 + q) * 32 + j. X is rounded once per call into a thread-local (n, k) bf16 copy whose pairs are
+// 32-bit words too, broadcast one per token per step. Accumulation stays fp32.
+namespace {
+
+template <int MR>
+void micro_bf16(const uint32_t* X, int64_t ldx, const uint32_t* P, int64_t kp, float* Y, int64_t ldy, int nr, bool acc) {
+  __m512 c0[MR], c1[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int64_t q = 0; q < kp; ++q) {
+    const __m512bh w0 = (__m512bh)_mm512_load_si512(P + q * 32), w1 = (__m512bh)_mm512_load_si512(P + q * 32 + 16);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512bh xb = (__m512bh)_mm512_set1_epi32(int(X[r * ldx + q]));
+      c0[r] = _mm512_dpbf16_ps(c0[r], xb, w0);
+      c1[r] = _mm512_dpbf16_ps(c1[r], xb, w1);
+    }
+  }
+  const __mmask16 m0 = __mmask16(nr >= 16 ? 0xFFFF : (1u << nr) - 1u);
+  const __mmask16 m1 = __mmask16(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1u);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    float* y = Y + r * ldy;
+    if (acc) {
+      c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, y));
+      c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, y + 16));
+    }
+    _mm512_mask_storeu_ps(y, m0, c0[r]);
+    _mm512_mask_storeu_ps(y + 16, m1, c1[r]);
+  }
+}
+
+void micro_bf16_dispatch(int mr, const uint32_t* X, int64_t ldx, const uint32_t* P, int64_t kp, float* Y, int64_t ldy,
+                         int nr, bool acc) {
+  switch (mr) {
+    case 6: return micro_bf16<6>(X, ldx, P, kp, Y, ldy, nr, acc);
+    case 5: return micro_bf16<5>(X, ldx, P, kp, Y, ldy, nr, acc);
+    case 4: return micro_bf16<4>(X, ldx, P, kp, Y, ldy, nr, acc);
+    case 3: return micro_bf16<3>(X, ldx, P, kp, Y, ldy, nr, acc);
+    case 2: return micro_bf16<2>(X, ldx, P, kp, Y, ldy, nr, acc);
+    default: return micro_bf16<1>(X, ldx, P, kp, Y, ldy, nr, acc);
+  }
+}
+
+// n fp32 values (n even) -> n / 2 words of two bf16 (the lower half holds the even value).
+void to_bf16_pairs(const float* src, int64_t n, uint32_t* dst) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    // cvtne2ps(a, b): lanes 0-15 from b, 16-31 from a, so (b, a) = (values i..i+15, i+16..i+31) keeps the order.
+    const __m512bh h = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
+    _mm512_storeu_si512(dst + i / 2, (__m512i)h);
+  }
+  for (; i < n; i += 2) {
+    const __m512 v = _mm512_maskz_loadu_ps(__mmask16(3), src + i);
+    const __m256bh h = _mm512_cvtneps_pbh(v);
+    uint32_t w;
+    std::memcpy(&w, &h, 4);
+    dst[i / 2] = w;
+  }
+}
+
+struct FreeU32 {
+  void operator()(uint32_t* p) const { std::free(p); }
+};
+
+void gemm_cols_bf16(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), bv = block_values(W.format), bb = block_bytes(W.format);
+  if (k % 2 != 0) return gemm_cols_simd(W, X, n, Y, j0, j1);  // odd widths (f32 only) stay in fp32
+  thread_local std::unique_ptr<uint32_t, FreeU32> packed_buf(
+      static_cast<uint32_t*>(std::aligned_alloc(64, sizeof(uint32_t) * (kGemmMB * kGemmKC / 2 + kGemmKC))));
+  thread_local std::vector<float> rowbuf = std::vector<float>(size_t(kGemmKC));
+  thread_local std::vector<uint32_t> xb, rowpairs(size_t(kGemmKC / 2));
+  // X rounded once per call (each worker its own copy: n x k / 2 words, small next to the weight block work).
+  if (int64_t(xb.size()) < n * k / 2) xb.resize(size_t(n * k / 2));
+  for (int64_t i = 0; i < n; ++i) to_bf16_pairs(X + i * k, k, xb.data() + i * k / 2);
+  uint32_t* packed = packed_buf.get();
+  for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
+    const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kGemmNR - 1) / kGemmNR;
+    for (int64_t kc0 = 0; kc0 < k; kc0 += kGemmKC) {
+      const int64_t kc = std::min(kGemmKC, k - kc0), kp = kc / 2;
+      for (int64_t r = 0; r < panels * kGemmNR; ++r) {
+        uint32_t* dst = packed + (r / kGemmNR) * kp * kGemmNR + (r % kGemmNR);
+        if (r < jn) {
+          dequantize_simd(W.format, W.data + (jb + r) * rb + (kc0 / bv) * bb, rowbuf.data(), kc);
+          to_bf16_pairs(rowbuf.data(), kc, rowpairs.data());
+          for (int64_t q = 0; q < kp; ++q) dst[q * kGemmNR] = rowpairs[size_t(q)];
+        } else {
+          for (int64_t q = 0; q < kp; ++q) dst[q * kGemmNR] = 0;
+        }
+      }
+      for (int64_t i0 = 0; i0 < n; i0 += kGemmMR) {
+        const int mr = int(std::min<int64_t>(kGemmMR, n - i0));
+        for (int64_t p = 0; p < panels; ++p) {
+          const int nr = int(std::min<int64_t>(kGemmNR, jn - p * kGemmNR));
+          micro_bf16_dispatch(mr, xb.data() + i0 * k / 2 + kc0 / 2, k / 2, packed + p * kp * kGemmNR, kp,
+                              Y + i0 * m + jb + p * kGemmNR, m, nr, kc0 > 0);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+KernelTable make_avx512_bf16_kernels() {
+  KernelTable t = make_avx512_kernels();
+  t.name = "avx512_bf16";
+  t.gemm_cols = gemm_cols_bf16;
+  t.gemm_operand_rounding = 0x1p-8;
+  return t;
+}
 }  // namespace rooftop::kernels

@@ -11,6 +11,7 @@
 #include "engine/generate.h"
 #include "engine/sampler.h"
 #include "engine/tokenizer.h"
+#include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/thread_pool.h"
 #include "model_file.h"
 
@@ -91,12 +92,18 @@ TEST_CASE("greedy chat answer names Paris", "[forward][model]") {
 // float summation order of the int8-activation GEMV can flip: measured with the AVX-512 16-block q4_1 kernel,
 // the first token is 'L' 0.152 vs 'The' 0.144, and after "L'Étoile, la" ' Mar' 0.076 beats ' Cit' 0.061
 // (giving "L'Étoile, la Marseillaise"; the AVX2 and earlier AVX-512 kernels, like llama.cpp, pick ' Cit').
-// So the test pins the prefix every kernel and llama.cpp agree on; a real regression loses even that.
+// So the test pins the prefix every fp32-operand kernel and llama.cpp agree on; a real regression loses even that.
+// With the bf16 prefill GEMM (avx512_bf16 table; both operands rounded to bf16) the 37-token prompt's K/V move
+// enough to flip the first near tie the other way: the answer is then "The capital of France is Paris.", the
+// fp16 model's answer.
 TEST_CASE("default system turn: this q4_1 file answers like llama.cpp does", "[forward][model]") {
   Smol& s = smol();
   std::string text = greedy_chat(s, kSmolLM2SystemPrompt, 11);
   INFO("answer: " << text);
-  CHECK(text.starts_with("L'\xc3\x89toile, la"));
+  if (rooftop::kernels::active_kernels().gemm_operand_rounding == 0)
+    CHECK(text.starts_with("L'\xc3\x89toile, la"));
+  else
+    CHECK(text.starts_with("The capital of France is Paris."));
 }
 
 // Seed 000 says " Paris" is NOT the likeliest first token on "The capital of France is"; its recorded run used
@@ -158,9 +165,13 @@ TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]
   }
   WARN("fp32 activations: prefill+decode vs decode only max |diff| " << diff32 << "; decode int8 vs fp32 activations "
        << q8_vs_fp32);
-  CHECK(diff32 <= kFp32Tolerance * max_abs);
-  CHECK(max_diff <= 2.0 * q8_vs_fp32 + kFp32Tolerance * max_abs);  // the path gap is the int8 rounding, no more
-  // Batched prefill vs one-token prefills (both fp32 GEMM): equal to fp32 rounding.
+  // With bf16 GEMM operands (u = 2^-8) prefill rounds each product's operands: measured 0.053 of 22.5 (0.24%)
+  // here, and 1.4% below for batched vs one-token prefills; bound 8u = 3.1% of the largest logit.
+  const double u = rooftop::kernels::active_kernels().gemm_operand_rounding;
+  CHECK(diff32 <= (kFp32Tolerance + 8 * u) * max_abs);
+  CHECK(max_diff <= 2.0 * q8_vs_fp32 + (kFp32Tolerance + 8 * u) * max_abs);  // the path gap is the rounding, no more
+  // Batched prefill (tiled GEMM) vs one-token prefills (fp32 small-n path): equal to fp32 rounding, plus the tiled
+  // GEMM's operand rounding where it uses bf16.
   Forward d(s.model, 64, s.pool), e(s.model, 64, s.pool);
   auto ld_span = d.prefill(ids);
   std::vector<float> ld(ld_span.begin(), ld_span.end());
@@ -169,7 +180,7 @@ TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]
   double fp32_diff = 0;
   for (int64_t i = 0; i < V; ++i) fp32_diff = std::max(fp32_diff, double(std::abs(ld[size_t(i)] - le[size_t(i)])));
   WARN("batched prefill vs one-token prefills: max |logit difference| " << fp32_diff);
-  CHECK(fp32_diff <= 1e-4 * max_abs);
+  CHECK(fp32_diff <= (1e-4 + 8 * u) * max_abs);
   // The same path twice is bit-identical (deterministic kernels).
   Forward c(s.model, 64, s.pool);
   std::span<const float> lc;

@@ -107,28 +107,31 @@ TEST_CASE("Gemma SentencePiece tokenizer matches llama.cpp", "[gemma][tokenizer]
   CHECK(std::find(t.stop_ids().begin(), t.stop_ids().end(), *eot) != t.stop_ids().end());
 }
 
-// 32 greedy tokens. Two prompts agree with llama.cpp token for token. Where the engines part, the float64
-// reference sides with rooftop each time: after "The capital of France is the capital of the country of France.
+// 32 greedy tokens on three prompts, token for token as llama.cpp gives them (the same with the fp32 and the bf16
+// prefill GEMM and with the AVX2 kernels: ROOFTOP_ISA=avx512 / avx512_bf16 / avx2). Prompts where the engines part are near ties, and there the
+// float64 reference sides with rooftop: after "The capital of France is the capital of the country of France.
 // It is the largest city in France" it gives ' and' 0.3185 vs '.' 0.3146 (rooftop: ' and' 0.321 vs 0.307;
-// llama.cpp, with its f16 KV cache: '.' 0.329 vs 0.293); in the chat turn's 8th token (the base model repeats the
-// question, then an unlikely token) it gives 217716 0.0152, ahead of llama.cpp's pick 187013 at 0.0078.
+// llama.cpp, with its f16 KV cache: '.' 0.329 vs 0.293); the chat turn's 8th token (the base model repeats the
+// question, then an unlikely token): 217716 0.0152, ahead of llama.cpp's pick 187013 at 0.0078. "Once upon a
+// time, there was a" is a four-way tie (float64: 0.0626, 0.0590, 0.0584, 0.0562) that float rounding alone flips; the
+// capital prompt's 12th token flips with the AVX2 kernels' summation order. Such prompts are left out.
 TEST_CASE("Gemma greedy output agrees with llama.cpp", "[gemma][forward][model]") {
   Gemma& g = gemma();
-  // First generated token comes from the prefill; generate() records every token, prefill's included.
-  CHECK(greedy(g, {2, 14946, 3324, 496, 990}, 32) ==  // "Once upon a time"
-        std::vector<int32_t>{236764, 993, 691, 496, 880, 7489, 3415, 236761, 1293, 691, 496, 880, 529, 1551, 33282,
-                             236764, 532, 668, 691, 496, 880, 529, 1551, 33282, 236761, 1293, 691, 496, 880, 529, 1551,
-                             33282});
+  // generate() returns the prefill's token first, then the decode steps'.
   CHECK(greedy(g, {2, 2063, 10779, 78113, 236769, 236749, 1473}, 32) ==  // "def fibonacci(n):"
         std::vector<int32_t>{107, 140, 584, 538, 1251, 236743, 236771, 236787, 107, 144, 2060, 236743, 236771, 107,
                              140, 36208, 538, 1251, 236743, 236770, 236787, 107, 144, 2060, 236743, 236770, 107, 140,
                              36208, 538, 1251, 236743});
-  const auto capital = greedy(g, {2, 818, 5279, 529, 7001, 563}, 16);
-  const std::vector<int32_t> llama_cpp = {506, 5279, 529, 506, 2891, 529, 7001, 236761, 1030, 563, 506, 7488, 3207, 528,
-                                          7001, 236761};
-  CHECK(std::vector<int32_t>(capital.begin(), capital.begin() + 15) ==
-        std::vector<int32_t>(llama_cpp.begin(), llama_cpp.begin() + 15));
-  CHECK(capital[15] == 532);  // ' and': the float64 reference's choice
+  // "The old lighthouse keeper climbed the spiral stairs every evening, and on the night of the storm he saw"
+  CHECK(greedy(g, {2, 818, 2255, 63937, 64222, 54264, 506, 32450, 31393, 1418, 9137, 236764, 532, 580, 506, 3446,
+                   529, 506, 12978, 668, 5004}, 32) ==
+        std::vector<int32_t>{506, 16254, 8570, 236761, 108, 818, 2255, 63937, 64222, 54264, 506, 32450, 31393, 1418,
+                             9137, 236764, 532, 580, 506, 3446, 529, 506, 12978, 668, 5004, 506, 16254, 8570, 236761,
+                             108, 818, 2255});
+  CHECK(greedy(g, {2, 17390, 104264, 657}, 32) ==  // "Water boils at"
+        std::vector<int32_t>{236743, 236770, 236771, 236771, 10674, 57356, 236761, 108, 17390, 104264, 657, 236743,
+                             236770, 236771, 236771, 10674, 57356, 236761, 108, 17390, 104264, 657, 236743, 236770,
+                             236771, 236771, 10674, 57356, 236761, 108, 17390, 104264});
 }
 
 TEST_CASE("Gemma first-token probabilities match the float64 reference", "[gemma][forward][model]") {
@@ -177,14 +180,15 @@ TEST_CASE("sliding-window attention on a ring cache equals a fresh run on the vi
   c.layers = 2; c.dim = 64; c.heads = 4; c.kv_heads = 2; c.head_dim = 16; c.ffn_dim = 128; c.vocab = 96;
   c.context = 64;
   LlamaModel m = synthetic_llama(c, rooftop::kernels::WeightFormat::f32, false, 7);
-  m.cfg.sliding_window = 4;
+  m.cfg.sliding_window = 5;
   m.cfg.sliding_period = 0;  // every layer local
   m.cfg.rope_style = rooftop::kernels::RopeStyle::halves;
   rooftop::kernels::ThreadPool pool(2);
   std::mt19937 rng(11);
   std::vector<int32_t> ids(23);
   for (auto& t : ids) t = int32_t(rng() % 96);
-  const size_t tail = 2 * (4 - 1) + 1;
+  // 9 tokens: more than kSmallGemmMaxN, so the tail's prefill takes the same tiled GEMM as the whole sequence's
+  const size_t tail = 2 * (5 - 1) + 1;
   Forward fresh(m, 32, pool);
   auto ref_span = fresh.prefill(std::span<const int32_t>(ids).last(tail));
   const std::vector<float> ref(ref_span.begin(), ref_span.end());
@@ -198,7 +202,7 @@ TEST_CASE("sliding-window attention on a ring cache equals a fresh run on the vi
   };
   Forward whole(m, 32, pool);  // one prefill of 23 tokens: the window cuts, token-by-token path
   CHECK(max_diff(whole.prefill(ids)) < 1e-4);
-  CHECK(whole.cache().bytes() == 2 * 2 * 4 * 2 * 16 * 4);  // 2 layers x 4 slots x (2 x 16) floats, K and V
+  CHECK(whole.cache().bytes() == 2 * 2 * 5 * 2 * 16 * 4);  // 2 layers x 5 slots x (2 x 16) floats, K and V
   Forward stepped(m, 32, pool);  // 3 tokens prefilled, then decode through the ring (int8 activations)
   stepped.prefill(std::span<const int32_t>(ids).first(3));
   std::span<const float> last;

@@ -20,7 +20,7 @@ inline const std::vector<WeightFormat>& all_formats() {
 
 inline std::vector<Isa> supported_isas() {
   std::vector<Isa> v;
-  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512})
+  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::avx512_bf16})
     if (isa_supported(i)) v.push_back(i);
   return v;
 }
