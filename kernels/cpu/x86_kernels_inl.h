@@ -438,30 +438,47 @@ float row_q8_0_simd(const BlockQ8_0* w, const Q8Activations& xq, int64_t nb) {
   });
 }
 
+// The 8 six-bit scales and 8 six-bit mins of a q4_k / q5_k block as 8 int32 lanes each (q4k_scale_min for all j at
+// once): bytes 0-3 & 63 are sc0-3, bytes 4-7 & 63 m0-3; sc4-7 = low nibbles of bytes 8-11 | top bits of bytes 0-3,
+// m4-7 = high nibbles of bytes 8-11 | top bits of bytes 4-7.
+inline void q4k_scales_mins(const uint8_t s[12], __m256i& sc, __m256i& m) {
+  uint32_t u[3];
+  std::memcpy(u, s, 12);
+  constexpr uint32_t k6 = 0x3f3f3f3f, k4 = 0x0f0f0f0f, k2 = 0x03030303;
+  const uint32_t sc_lo = u[0] & k6, m_lo = u[1] & k6;
+  const uint32_t sc_hi = (u[2] & k4) | (((u[0] >> 6) & k2) << 4), m_hi = ((u[2] >> 4) & k4) | (((u[1] >> 6) & k2) << 4);
+  sc = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(uint64_t(sc_lo) | uint64_t(sc_hi) << 32)));
+  m = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(uint64_t(m_lo) | uint64_t(m_hi) << 32)));
+}
+
 // q4_k / q5_k rows: per chunk c of 64 values, Unpack(block, c, lo, hi) gives sub-blocks 2c and 2c + 1 as bytes;
-// each sub-block's integer dot times d * scale * dx, less dmin * min * dx * sum(qx).
+// each sub-block's integer dot times d * scale_j * dx_j, less dmin * min_j * dx_j * sum(qx). The 8 factors
+// d * scale_j * dx_j of a block are one vector (scales decoded together), each broadcast to its sub-block's dot by a
+// lane permute; the min terms accumulate as a vector; four accumulators keep the FMA chains short.
 template <class Block, class Unpack>
 float row_kquant_simd(const Block* w, const Q8Activations& xq, int64_t nb, Unpack unpack) {
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
-  float mins = 0;  // sum of dmin * m * dx * sum(qx)
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  __m256 mins = _mm256_setzero_ps();  // lanes j: dmin * m_j * dx_j * sum(qx_j), summed over blocks
   for (int64_t b = 0; b < nb; ++b) {
-    const float d = h2f(w[b].d), dmin = h2f(w[b].dmin);
     const int8_t* q = xq.q.data() + b * kQkValues;
-    const float* dx = xq.d.data() + b * 8;
-    const float* sx = xq.sum_scaled.data() + b * 8;
+    __m256i sc, m;
+    q4k_scales_mins(w[b].scales, sc, m);
+    const __m256 f = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(h2f(w[b].d)), _mm256_cvtepi32_ps(sc)),
+                                   _mm256_loadu_ps(xq.d.data() + b * 8));
+    mins = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(h2f(w[b].dmin)), _mm256_cvtepi32_ps(m)),
+                           _mm256_loadu_ps(xq.sum_scaled.data() + b * 8), mins);
+#pragma GCC unroll 4
     for (int c = 0; c < 4; ++c) {
-      uint8_t sc0, m0, sc1, m1;
-      q4k_scale_min(w[b].scales, 2 * c, sc0, m0);
-      q4k_scale_min(w[b].scales, 2 * c + 1, sc1, m1);
       __m256i lo, hi;
       unpack(w[b], c, lo, hi);
       const __m256i p0 = dot_u8s8(lo, load32(q + 64 * c)), p1 = dot_u8s8(hi, load32(q + 64 * c + 32));
-      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc0) * dx[2 * c]), acc0);
-      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), _mm256_set1_ps(d * float(sc1) * dx[2 * c + 1]), acc1);
-      mins += dmin * float(m0) * sx[2 * c] + dmin * float(m1) * sx[2 * c + 1];
+      const __m256 f0 = _mm256_permutevar8x32_ps(f, _mm256_set1_epi32(2 * c));
+      const __m256 f1 = _mm256_permutevar8x32_ps(f, _mm256_set1_epi32(2 * c + 1));
+      acc[(2 * c) & 3] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), f0, acc[(2 * c) & 3]);
+      acc[(2 * c + 1) & 3] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1), f1, acc[(2 * c + 1) & 3]);
     }
   }
-  return hsum(_mm256_add_ps(acc0, acc1)) - mins;
+  return hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))) - hsum(mins);
 }
 
 float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
@@ -481,11 +498,15 @@ float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
 // q6_k: per 32 values (one activation block, two sub-blocks of 16 with int8 scales),
 // sum(sc * (q - 32) * qx) = madd(maddubs(q, qx) - maddubs(32, qx), [sc_a x 8, sc_b x 8]); int16 stays in range
 // (|(q - 32) * qx| pairs <= 2 * 32 * 127).
+// q6_k rows: per 32 values, the 6-bit values (minus 32) dotted with the int8 activations in int16 pairs, the two
+// 16-value sub-block scales applied by madd; the block's 8 factors d * dx_i are one vector, each broadcast by a
+// lane permute; four accumulators.
 float row_q6_k_simd(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
   const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30), k32 = _mm256_set1_epi8(32);
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   for (int64_t b = 0; b < nb; ++b) {
-    const float d = h2f(w[b].d);
+    const __m256 f = _mm256_mul_ps(_mm256_set1_ps(h2f(w[b].d)), _mm256_loadu_ps(xq.d.data() + b * 8));
+#pragma GCC unroll 2
     for (int half = 0; half < 2; ++half) {
       const __m256i ql0 = load32(w[b].ql + 64 * half), ql1 = load32(w[b].ql + 64 * half + 32);
       const __m256i qh = load32(w[b].qh + 32 * half);
@@ -496,18 +517,17 @@ float row_q6_k_simd(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
       q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
                              _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
       const int8_t* sc = w[b].scales + 8 * half;
+#pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
-        const int64_t xb = b * 8 + half * 4 + i;
-        const __m256i x = load32(xq.q.data() + 32 * xb);
+        const __m256i x = load32(xq.q.data() + 32 * (b * 8 + half * 4 + i));
         const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(q[i], x), _mm256_maddubs_epi16(k32, x));
         const __m256i s16 = _mm256_set_m128i(_mm_set1_epi16(sc[2 * i + 1]), _mm_set1_epi16(sc[2 * i]));
         const __m256 p = _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, s16));
-        if (i % 2 == 0) acc0 = _mm256_fmadd_ps(p, _mm256_set1_ps(d * xq.d[size_t(xb)]), acc0);
-        else acc1 = _mm256_fmadd_ps(p, _mm256_set1_ps(d * xq.d[size_t(xb)]), acc1);
+        acc[i] = _mm256_fmadd_ps(p, _mm256_permutevar8x32_ps(f, _mm256_set1_epi32(half * 4 + i)), acc[i]);
       }
     }
   }
-  return hsum(_mm256_add_ps(acc0, acc1));
+  return hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
 }
 
 template <int N>

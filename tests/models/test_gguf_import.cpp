@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "analyzer/errors.h"
+#include "analyzer/formats.h"
+#include "analyzer/memory.h"
 #include "analyzer/params.h"
 #include "engine/model_path.h"
 #include "models/models.h"
@@ -188,4 +190,25 @@ TEST_CASE("the set-up's SmolLM2-135M GGUF has the smollm2-135m card's architectu
   CHECK(test::architecture_diff(m, card) == "");
   CHECK(count_params(m).total == count_params(card).total);
   CHECK(count_params(m).total == 134515008.0);
+}
+
+// Gemma 3 270M: the card (from google/gemma-3-270m's config.json) and the file's header give the same architecture
+// and the same KV per token: 2 x 18 layers x 1 KV head x 256 x 2 bytes (fp16) = 18,432 B while every layer grows;
+// past the 512-token window only the 3 global layers grow (3,072 B per token).
+TEST_CASE("the set-up's Gemma 3 270M GGUF has the gemma-3-270m card's architecture and KV", "[models][gguf]") {
+  const std::string path = engine::gemma_model_path();
+  if (!std::filesystem::exists(path)) FAIL(path << " is absent: run scripts/setup.sh to fetch it");
+  const ModelSpec m = models::from_gguf(path);
+  const auto db = models::load();
+  const ModelSpec& card = *db.find("gemma-3-270m");
+  CHECK(test::architecture_diff(m, card) == "");
+  const NumberFormat& f16 = find_format("fp16");
+  CHECK(kv_bytes_per_token(m, f16) == 18432.0);
+  CHECK(kv_bytes_per_token(card, f16) == 18432.0);
+  for (int64_t ctx : {100, 512, 513, 4096, 32768}) {
+    INFO("context " << ctx);
+    CHECK(kv_bytes(m, f16, ctx, 1) == kv_bytes(card, f16, ctx, 1));
+  }
+  CHECK(kv_bytes(m, f16, 512, 1) == 18432.0 * 512);
+  CHECK(kv_bytes(m, f16, 4096, 1) - kv_bytes(m, f16, 2048, 1) == 3072.0 * 2048);
 }
