@@ -30,7 +30,7 @@ inline bool quantize_rows_for(const KernelTable& t, WeightFormat f, const float*
                               std::vector<Q8Activations>& xq) {
   if (!gemv_uses_q8_activations(f)) return false;
   if (int64_t(xq.size()) < n) xq.resize(size_t(n));
-  for (int64_t i = 0; i < n; ++i) quantize_q8_for(t, f == WeightFormat::q4_1, X + i * k, k, xq[size_t(i)]);
+  for (int64_t i = 0; i < n; ++i) quantize_q8_for(t, reads_qt16(f), X + i * k, k, xq[size_t(i)]);
   return true;
 }
 

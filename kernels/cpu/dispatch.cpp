@@ -93,9 +93,9 @@ const KernelTable& active_kernels() {
   return t;
 }
 
-void quantize_q8_for(const KernelTable& tab, bool feeds_q4_1, const float* x, int64_t k, Q8Activations& xq) {
+void quantize_q8_for(const KernelTable& tab, bool feeds_q4, const float* x, int64_t k, Q8Activations& xq) {
   tab.quantize_q8(x, k, xq);
-  if (feeds_q4_1 && tab.q4_1_reads_qt16) interleave_q8_blocks16(xq);  // k bytes: small next to the weight pass
+  if (feeds_q4 && tab.q4_reads_qt16) interleave_q8_blocks16(xq);  // k bytes: small next to the weight pass
 }
 
 }  // namespace rooftop::kernels

@@ -23,9 +23,9 @@ struct KernelTable {
   // y[r] = W[r] . x for r in [r0, r1); xq is x quantized when gemv_uses_q8_activations(W.format).
   void (*gemv_rows)(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0,
                     int64_t r1) = nullptr;
-  // True where gemv_rows' q4_1 path is faster with xq.qt16 filled (AVX-512): callers then run
+  // True where gemv_rows' q4_0 / q4_1 paths are faster with xq.qt16 filled (AVX-512): callers then run
   // interleave_q8_blocks16 once after quantize_q8 (see quantize_q8_for). Results depend on it (summation order).
-  bool q4_1_reads_qt16 = false;
+  bool q4_reads_qt16 = false;
   // Y (n, m) columns [j0, j1) = X (n, k) W[j0:j1]^T, using a thread-local panel buffer.
   void (*gemm_cols)(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) = nullptr;
   int64_t gemm_cols_per_task = 64;  // granularity of the column split across threads
@@ -44,9 +44,12 @@ struct KernelTable {
   void (*axpy_f16)(float a, const uint16_t* x, float* y, int64_t n) = nullptr;
 };
 
-// x (k) -> xq with tab.quantize_q8, plus the interleaved copy when tab's q4_1 gemv_rows reads it and q4_1 is
-// among the formats xq feeds. gemv and the fused GEMVs both quantize through here, so they stay bit-identical.
-void quantize_q8_for(const KernelTable& tab, bool feeds_q4_1, const float* x, int64_t k, Q8Activations& xq);
+// x (k) -> xq with tab.quantize_q8, plus the interleaved copy when tab's q4_0 / q4_1 gemv_rows read it and one
+// of them is among the formats xq feeds (feeds_q4: reads_qt16 of some target's format). gemv and the fused GEMVs
+// both quantize through here, so they stay bit-identical.
+void quantize_q8_for(const KernelTable& tab, bool feeds_q4, const float* x, int64_t k, Q8Activations& xq);
+// The formats whose AVX-512 rows read the interleaved activations: q4_0 and q4_1.
+inline bool reads_qt16(WeightFormat f) { return f == WeightFormat::q4_0 || f == WeightFormat::q4_1; }
 
 bool isa_supported(Isa isa);            // CPUID (and OS register-state) check
 const KernelTable& kernel_table(Isa isa);  // the table of one ISA (must be supported)

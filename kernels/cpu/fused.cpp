@@ -16,7 +16,7 @@ void gemv_multi(std::span<const GemvTarget> targets, std::span<const float> x, T
   if (targets.empty()) return;
   const int64_t k = targets[0].W->k;
   int64_t rows = 0;
-  bool q8 = false, q4_1 = false;
+  bool q8 = false, q4 = false;
   for (const GemvTarget& t : targets) {
     check_weight("gemv_multi", *t.W);
     if (t.W->k != k)
@@ -25,13 +25,13 @@ void gemv_multi(std::span<const GemvTarget> targets, std::span<const float> x, T
     if (t.y == nullptr) throw InternalError("gemv_multi: a target's output pointer is null");
     rows += t.W->m;
     q8 = q8 || gemv_uses_q8_activations(t.W->format);
-    q4_1 = q4_1 || t.W->format == WeightFormat::q4_1;
+    q4 = q4 || reads_qt16(t.W->format);
   }
   check_size("gemv_multi", "x", int64_t(x.size()), k);
   const KernelTable& tab = active_kernels();
   thread_local Q8Activations xq_buffer;
   Q8Activations& xq = xq_buffer;  // the caller's buffer, read by every worker
-  if (q8) quantize_q8_for(tab, q4_1, x.data(), k, xq);
+  if (q8) quantize_q8_for(tab, q4, x.data(), k, xq);
   pool.parallel_for(rows, [&](int64_t r0, int64_t r1, int) {
     int64_t base = 0;  // first global row of the current target
     for (const GemvTarget& t : targets) {
@@ -55,7 +55,7 @@ void gemv_swiglu(const WeightView& gate, const WeightView& up, std::span<const f
   thread_local Q8Activations xq_buffer;
   Q8Activations& xq = xq_buffer;
   if (gemv_uses_q8_activations(gate.format) || gemv_uses_q8_activations(up.format))
-    quantize_q8_for(tab, gate.format == WeightFormat::q4_1 || up.format == WeightFormat::q4_1, x.data(), gate.k, xq);
+    quantize_q8_for(tab, reads_qt16(gate.format) || reads_qt16(up.format), x.data(), gate.k, xq);
   float* hp = h.data();
   pool.parallel_for(gate.m, [&](int64_t r0, int64_t r1, int) {
     thread_local std::vector<float> u;

@@ -18,7 +18,7 @@ void gemv(const WeightView& W, std::span<const float> x, std::span<float> y, Thr
   const KernelTable& t = active_kernels();
   thread_local Q8Activations xq_buffer;  // reused across calls: no allocation once warm
   Q8Activations& xq = xq_buffer;         // a reference, so workers read the caller's buffer, not their own
-  if (gemv_uses_q8_activations(W.format)) quantize_q8_for(t, W.format == WeightFormat::q4_1, x.data(), W.k, xq);
+  if (gemv_uses_q8_activations(W.format)) quantize_q8_for(t, reads_qt16(W.format), x.data(), W.k, xq);
   const float* xp = x.data();
   float* yp = y.data();
   pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) { t.gemv_rows(W, xp, xq, yp, r0, r1); });

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/cpu/blocks.h"
 #include "kernels/cpu/q8_activations.h"
@@ -60,8 +61,8 @@ void gemm_micro(int mr, const float* X, int64_t ldx, const float* P, int64_t kc,
 #define ROOFTOP_ZMM_Q4_MULTI 1
 template <int N, class Block, int kOffsetKind>
 void row_q4_multi_zmm(const Block* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy);
-template <int N>
-void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy);
+template <int N, class Block>
+void row_q4_multi_t16(const Block* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy);
 }  // namespace
 }  // namespace rooftop::kernels
 
@@ -159,7 +160,32 @@ inline __m512i gather_q4_1_dwords(const __m512i r[5], int c) {
   return _mm512_mask_blend_epi32(m2, v, _mm512_maskz_permutexvar_epi32(0xFFFF, id, r[4]));
 }
 
-// Leftover blocks (nb % 16) from which row_q4_1_multi_t16 runs them as one masked 16-lane group instead of one
+// Words 9j + c and 9j + c + 1 (j = 0..15) of the 144 words in r[0..4] as dword j (16 q4_0 blocks of 9 words: d,
+// then 8 of nibbles; an 18-byte block always starts on a word, never on a dword for odd j).
+struct Q4_0WordIndex {
+  alignas(64) int16_t idx[32];
+  __mmask32 m1 = 0, m2 = 0;  // lanes from words 64..127 (r[2], r[3]) and 128.. (r[4])
+  constexpr explicit Q4_0WordIndex(int c) : idx{} {
+    for (int l = 0; l < 32; ++l) {
+      const int src = 9 * (l / 2) + c + (l & 1);
+      idx[l] = int16_t(src & 63);
+      if (src >= 128) m2 = __mmask32(m2 | (1u << l));
+      else if (src >= 64) m1 = __mmask32(m1 | (1u << l));
+    }
+  }
+};
+inline __m512i gather_q4_0_words(const __m512i r[5], int c) {
+  static const Q4_0WordIndex tab[9] = {Q4_0WordIndex(0), Q4_0WordIndex(1), Q4_0WordIndex(2), Q4_0WordIndex(3),
+                                       Q4_0WordIndex(4), Q4_0WordIndex(5), Q4_0WordIndex(6), Q4_0WordIndex(7),
+                                       Q4_0WordIndex(8)};
+  const Q4_0WordIndex& t = tab[c];
+  const __m512i id = _mm512_load_si512(t.idx);
+  __m512i v = _mm512_permutex2var_epi16(r[0], id, r[1]);
+  v = _mm512_mask_blend_epi16(t.m1, v, _mm512_permutex2var_epi16(r[2], id, r[3]));
+  return _mm512_mask_blend_epi16(t.m2, v, _mm512_permutexvar_epi16(id, r[4]));
+}
+
+// Leftover blocks (nb % 16) from which row_q4_multi_t16 runs them as one masked 16-lane group instead of one
 // 256-bit dot per block and token. Measured on Zen 4 (1 thread, L2-resident 2048 x k, n = 1/4/8): the two tie
 // near 6-7 leftover blocks; at 8 the masked group is ~1.1x faster (n = 4, 8), at 10 ~1.2x at every n.
 #ifndef ROOFTOP_Q4_1_T16_MIN_PARTIAL
@@ -167,21 +193,24 @@ inline __m512i gather_q4_1_dwords(const __m512i r[5], int c) {
 #endif
 constexpr int64_t kQ4_1T16MinPartial = ROOFTOP_Q4_1_T16_MIN_PARTIAL;
 
-// One group of 16 q4_1 blocks (raw bytes r[0..4], 320 bytes) for N tokens: lane j of acc[t] / off[t] gains block
-// 16g + j's dot / min term. kPartial: `lanes` marks the blocks that exist; the rest must arrive as zero bytes in r
-// and in qt16, so their dw = mw = 0 and their d / sum_scaled lanes (masked loads) are 0: they add exactly 0.
-template <int N, bool kPartial>
-inline __attribute__((always_inline)) void q4_1_t16_group(const __m512i r[5], const Q8Activations* xq, int64_t g,
-                                                          __mmask16 lanes, __m512 acc[N], __m512 off[N]) {
+// One group of 16 q4_0 / q4_1 blocks (raw bytes r[0..4]: 288 / 320 bytes) for N tokens: lane j of acc[t] / off[t]
+// gains block 16g + j's dot / offset term (q4_1: m * sx; q4_0: -8 d * sx, exact in fp32). kPartial: `lanes` marks the
+// blocks that exist; the rest must arrive as zero bytes in r and in qt16, so their dw = mw = 0 and their d /
+// sum_scaled lanes (masked loads) are 0: they add exactly 0.
+template <int N, bool kPartial, class Block>
+inline __attribute__((always_inline)) void q4_t16_group(const __m512i r[5], const Q8Activations* xq, int64_t g,
+                                                        __mmask16 lanes, __m512 acc[N], __m512 off[N]) {
+  constexpr bool kQ4_0 = std::is_same_v<Block, BlockQ4_0>;
   const auto load16 = [lanes](const float* p) { return kPartial ? _mm512_maskz_loadu_ps(lanes, p) : _mm512_loadu_ps(p); };
   const __m512i m4 = _mm512_set1_epi8(0x0F);
-  const __m512i dm = gather_q4_1_dwords(r, 0);
+  const __m512i dm = kQ4_0 ? gather_q4_0_words(r, 0) : gather_q4_1_dwords(r, 0);
   const __m512 dw = _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtepi32_epi16(0xFFFF, dm));
-  const __m512 mw = _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_srli_epi32(0xFFFF, dm, 16)));
+  const __m512 mw = kQ4_0 ? _mm512_mul_ps(dw, _mm512_set1_ps(-8.0f))
+                          : _mm512_maskz_cvtph_ps(0xFFFF, _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_srli_epi32(0xFFFF, dm, 16)));
   __m512i lo[4], hi[4];
 #pragma GCC unroll 4
   for (int s = 0; s < 4; ++s) {
-    const __m512i q = gather_q4_1_dwords(r, 1 + s);
+    const __m512i q = kQ4_0 ? gather_q4_0_words(r, 1 + 2 * s) : gather_q4_1_dwords(r, 1 + s);
     lo[s] = _mm512_and_si512(q, m4);
     hi[s] = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
   }
@@ -200,19 +229,21 @@ inline __attribute__((always_inline)) void q4_1_t16_group(const __m512i r[5], co
   }
 }
 
-// q4_1 rows for N tokens with one int32 lane per block: 16 blocks are transposed so that lane j of 8 registers
-// holds block j's nibbles (dword-interleaved like Q8Activations::qt16), then 8 vpdpbusd per token give the 16
+// q4_0 / q4_1 rows for N tokens with one int32 lane per block: 16 blocks are transposed so that lane j of 8 registers
+// holds block j's nibbles (dword-interleaved like Q8Activations::qt16; q4_0's 18-byte blocks by 16-bit permutes), then 8 vpdpbusd per token give the 16
 // block dots with no horizontal reduction. A final partial group (nb % 16 >= kQ4_1T16MinPartial blocks) takes
 // the same path with masked loads that stop at the row's last byte; fewer leftover blocks are dotted one by one.
 // Needs xq[t].qt16 (interleave_q8_blocks16, zero-padded to whole groups); otherwise the pair kernel.
-template <int N>
-void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy) {
-  static_assert(sizeof(BlockQ4_1) == 20);
+template <int N, class Block>
+void row_q4_multi_t16(const Block* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy) {
+  constexpr bool kQ4_0 = std::is_same_v<Block, BlockQ4_0>;
+  constexpr int64_t kBytes = sizeof(Block);  // 18 (q4_0) or 20 (q4_1)
+  static_assert(kBytes == (kQ4_0 ? 18 : 20));
   const int64_t groups = nb / 16, left = nb - 16 * groups;
   const bool partial = left >= kQ4_1T16MinPartial;
   const int64_t groups_read = groups + (partial ? 1 : 0);
   for (int t = 0; t < N; ++t)
-    if (int64_t(xq[t].qt16.size()) < groups_read * 512) return row_q4_multi_zmm<N, BlockQ4_1, 2>(w, xq, nb, out, ldy);
+    if (int64_t(xq[t].qt16.size()) < groups_read * 512) return row_q4_multi_zmm<N, Block, kQ4_0 ? 1 : 2>(w, xq, nb, out, ldy);
   __m512 acc[N], off[N];
 #pragma GCC unroll 8
   for (int t = 0; t < N; ++t) acc[t] = off[t] = _mm512_setzero_ps();
@@ -224,19 +255,21 @@ void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb,
     _mm_prefetch(reinterpret_cast<const char*>(base) + 2048 + 192, _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(base) + 2048 + 256, _MM_HINT_T0);
     __m512i r[5];
-    for (int i = 0; i < 5; ++i) r[i] = _mm512_loadu_si512(base + 64 * i);
-    q4_1_t16_group<N, false>(r, xq, g, 0xFFFF, acc, off);
+    for (int i = 0; i < 4; ++i) r[i] = _mm512_loadu_si512(base + 64 * i);
+    // q4_0's 16 blocks end 32 bytes into r[4]: read no further (the row, and the mapping, may end there)
+    r[4] = kQ4_0 ? _mm512_maskz_loadu_epi8(__mmask64(0xFFFFFFFFull), base + 256) : _mm512_loadu_si512(base + 256);
+    q4_t16_group<N, false, Block>(r, xq, g, 0xFFFF, acc, off);
   }
-  if (partial) {  // blocks 16 groups .. nb - 1: 20 * left bytes, the bytes after them never touched
+  if (partial) {  // blocks 16 groups .. nb - 1: kBytes * left bytes, the bytes after them never touched
     const std::byte* base = reinterpret_cast<const std::byte*>(w + 16 * groups);
-    const int64_t bytes = 20 * left;
+    const int64_t bytes = kBytes * left;
     __m512i r[5];
     for (int i = 0; i < 5; ++i) {
       const int64_t rem = bytes - 64 * i;
       r[i] = rem <= 0 ? _mm512_setzero_si512()
                       : _mm512_maskz_loadu_epi8(rem >= 64 ? ~__mmask64(0) : (__mmask64(1) << rem) - 1, base + 64 * i);
     }
-    q4_1_t16_group<N, true>(r, xq, groups, __mmask16((1u << left) - 1u), acc, off);
+    q4_t16_group<N, true, Block>(r, xq, groups, __mmask16((1u << left) - 1u), acc, off);
   }
   // leftover blocks one by one: 8 int32 partial dots (exact in fp32) scaled into 8 lanes, no per-block reduction
   __m256 tail[N];
@@ -245,7 +278,9 @@ void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb,
   for (int t = 0; t < N; ++t) tail[t] = _mm256_setzero_ps(), o[t] = 0.0f;
   for (int64_t b = groups_read * 16; b < nb; ++b) {
     const __m256i u = unpack_nibbles(w[b].qs);
-    const float dw = h2f(w[b].d), mw = h2f(w[b].m);
+    const float dw = h2f(w[b].d);
+    float mw = -8.0f * dw;
+    if constexpr (!kQ4_0) mw = h2f(w[b].m);
 #pragma GCC unroll 8
     for (int t = 0; t < N; ++t) {
       const __m256 p = _mm256_cvtepi32_ps(dot_u8s8(u, load32(xq[t].q.data() + 32 * b)));
@@ -266,7 +301,7 @@ void row_q4_1_multi_t16(const BlockQ4_1* w, const Q8Activations* xq, int64_t nb,
 namespace rooftop::kernels {
 KernelTable make_avx512_kernels() {
   KernelTable t = make_x86_table("avx512");
-  t.q4_1_reads_qt16 = true;  // row_q4_1_multi_t16<1>: ~1.5x the pair kernel's q4_1 GEMV speed
+  t.q4_reads_qt16 = true;  // row_q4_multi_t16<1>: ~1.5x the pair kernel's q4_1 GEMV speed
   return t;
 }
 

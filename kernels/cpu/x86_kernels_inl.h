@@ -544,11 +544,19 @@ void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq
       case WeightFormat::f32: y[r] = dot_f32_simd(reinterpret_cast<const float*>(row), x, W.k); break;
       case WeightFormat::f16: y[r] = dot_f16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
       case WeightFormat::bf16: y[r] = dot_bf16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
-      case WeightFormat::q4_0: y[r] = row_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(row), xq, nb); break;
+      case WeightFormat::q4_0:
+#ifdef ROOFTOP_ZMM_Q4_MULTI
+        if (!xq.qt16.empty()) {  // interleaved copy filled (KernelTable::q4_reads_qt16): one lane per block
+          row_q4_multi_t16<1>(reinterpret_cast<const BlockQ4_0*>(row), &xq, nb, y + r, 1);
+          break;
+        }
+#endif
+        y[r] = row_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(row), xq, nb);
+        break;
       case WeightFormat::q4_1:
 #ifdef ROOFTOP_ZMM_Q4_MULTI
-        if (!xq.qt16.empty()) {  // interleaved copy filled (KernelTable::q4_1_reads_qt16): one lane per block
-          row_q4_1_multi_t16<1>(reinterpret_cast<const BlockQ4_1*>(row), &xq, nb, y + r, 1);
+        if (!xq.qt16.empty()) {  // interleaved copy filled (KernelTable::q4_reads_qt16): one lane per block
+          row_q4_multi_t16<1>(reinterpret_cast<const BlockQ4_1*>(row), &xq, nb, y + r, 1);
           break;
         }
 #endif
@@ -697,10 +705,10 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
       switch (W.format) {
 #ifdef ROOFTOP_ZMM_Q4_MULTI
         case WeightFormat::q4_0:
-          row_q4_multi_zmm<N, BlockQ4_0, 1>(reinterpret_cast<const BlockQ4_0*>(row), xq, nb, out, m);
+          row_q4_multi_t16<N>(reinterpret_cast<const BlockQ4_0*>(row), xq, nb, out, m);
           continue;
         case WeightFormat::q4_1:
-          row_q4_1_multi_t16<N>(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, out, m);
+          row_q4_multi_t16<N>(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, out, m);
           continue;
 #else
         case WeightFormat::q4_0:

@@ -67,18 +67,19 @@ struct GuardedBytes {
 
 }  // namespace
 
-TEST_CASE("q4_1 rows with a partial 16-block group match the scalar integer reference, no over-read",
+TEST_CASE("q4_0 / q4_1 rows with a partial 16-block group match the scalar integer reference, no over-read",
           "[kernels][gemm][gemv]") {
   // nb = k / 32 blocks: 1, 2, 15 (no whole group), 16, 17, 18, 28 (16 + 12, Qwen2.5-0.5B), 30 (16 + 14,
   // SmolLM2-360M), 33, 152 (9 x 16 + 8, Qwen2.5-0.5B's 4864)
   std::mt19937 rng(33);
   ThreadPool pool(2);
+  for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1})
   for (int64_t nb : {1, 2, 15, 16, 17, 18, 28, 30, 33, 152}) {
     const int64_t k = 32 * nb, m = 5;
-    TestWeights src = make_weights(rng, WeightFormat::q4_1, m, k);
+    TestWeights src = make_weights(rng, f, m, k);
     GuardedBytes guarded(src.bytes.size());  // the last row's last byte is the last readable byte
     std::memcpy(guarded.data, src.bytes.data(), src.bytes.size());
-    const WeightView W{WeightFormat::q4_1, guarded.data, m, k};
+    const WeightView W{f, guarded.data, m, k};
     for (int64_t n : {1, 2, 4, 7, 8}) {
       const std::vector<float> X = random_floats(rng, size_t(n * k), 2.0f);
       std::vector<Q8Activations> xq(static_cast<size_t>(n));
