@@ -202,7 +202,7 @@ void register_run(CLI::App& app, Context& ctx) {
       check_threads(o->threads);
       std::string path = engine::resolve_model(o->gguf);
       engine::LlamaModel model = engine::load_llama(path);
-      auto tok = engine::Tokenizer::from_gguf(model.file);
+      auto tok = engine::Tokenizer::take_from_gguf(model.file);
       // The runtime's own memory (process, libraries, tokenizer, the file's metadata pages), measured before any
       // weight is read: the overhead the fit prediction adds to the model's weights, KV and activations.
       const double baseline = resident_memory().value_or(ResidentMemory{}).current_bytes;

@@ -60,7 +60,14 @@ const GgufValue& require_array(const GgufFile& g, const std::string& key, GgufTy
 
 }  // namespace
 
-Tokenizer Tokenizer::from_gguf(const GgufFile& g) {
+Tokenizer Tokenizer::from_gguf(const GgufFile& g) { return build(g, nullptr); }
+
+Tokenizer Tokenizer::take_from_gguf(GgufFile& g) {
+  require_array(g, "tokenizer.ggml.tokens", GgufType::string);  // checked before anything is moved
+  return build(g, &g.metadata.at("tokenizer.ggml.tokens").strings);
+}
+
+Tokenizer Tokenizer::build(const GgufFile& g, std::vector<std::string>* take) {
   std::string model = g.get_string("tokenizer.ggml.model").value_or("");
   if (model != "gpt2" && model != "llama")
     throw InputError(g.path + ": tokenizer.ggml.model is '" + model +
@@ -74,7 +81,8 @@ Tokenizer Tokenizer::from_gguf(const GgufFile& g) {
   };
   t.add_bos_ = flag("tokenizer.ggml.add_bos_token", t.spm_);  // llama.cpp's default: BOS for SPM vocabularies
   t.add_space_prefix_ = flag("tokenizer.ggml.add_space_prefix", t.spm_);
-  t.tokens_ = require_array(g, "tokenizer.ggml.tokens", GgufType::string).strings;
+  if (take) t.tokens_ = std::move(*take);
+  else t.tokens_ = require_array(g, "tokenizer.ggml.tokens", GgufType::string).strings;
   if (t.tokens_.empty() || t.tokens_.size() > size_t(INT32_MAX))
     throw InputError(g.path + ": tokenizer.ggml.tokens has " + std::to_string(t.tokens_.size()) + " entries");
   const int32_t n = int32_t(t.tokens_.size());
@@ -86,7 +94,10 @@ Tokenizer Tokenizer::from_gguf(const GgufFile& g) {
                        " entries; expected one per token (" + std::to_string(n) + ")");
     for (int32_t i = 0; i < n; ++i) t.types_[size_t(i)] = int32_t(types[size_t(i)]);
   }
-  for (int32_t i = 0; i < n; ++i) t.index_.emplace(t.tokens_[size_t(i)], i);  // first id wins on duplicates
+  t.sorted_ids_.resize(size_t(n));
+  for (int32_t i = 0; i < n; ++i) t.sorted_ids_[size_t(i)] = i;
+  std::stable_sort(t.sorted_ids_.begin(), t.sorted_ids_.end(),  // stable: equal strings keep the lower id first
+                   [&](int32_t a, int32_t b) { return t.tokens_[size_t(a)] < t.tokens_[size_t(b)]; });
 
   if (t.spm_) {
     const auto& scores = require_array(g, "tokenizer.ggml.scores", GgufType::float32).floats;
@@ -152,9 +163,10 @@ Tokenizer Tokenizer::from_gguf(const GgufFile& g) {
 }
 
 std::optional<int32_t> Tokenizer::find_token(std::string_view s) const {
-  auto it = index_.find(s);
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
+  auto it = std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), s,
+                             [&](int32_t id, std::string_view v) { return std::string_view(tokens_[size_t(id)]) < v; });
+  if (it == sorted_ids_.end() || tokens_[size_t(*it)] != s) return std::nullopt;
+  return *it;
 }
 
 bool Tokenizer::is_control(int32_t id) const {
