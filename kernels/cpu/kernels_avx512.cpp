@@ -16,6 +16,23 @@ namespace {
 constexpr int64_t kGemmNR = 32;  // outputs per panel: 2 zmm
 constexpr int kGemmMR = 6;       // tokens per tile: 6 x 2 = 12 accumulators
 
+// Y (MR, nr <= 32) [+]= the register tile (c0: outputs 0-15, c1: 16-31 of each row), masked to nr outputs.
+template <int MR>
+inline void store_tile(__m512 c0[MR], __m512 c1[MR], float* Y, int64_t ldy, int nr, bool acc) {
+  const __mmask16 m0 = __mmask16(nr >= 16 ? 0xFFFF : (1u << nr) - 1u);
+  const __mmask16 m1 = __mmask16(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1u);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    float* y = Y + r * ldy;
+    if (acc) {
+      c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, y));
+      c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, y + 16));
+    }
+    _mm512_mask_storeu_ps(y, m0, c0[r]);
+    _mm512_mask_storeu_ps(y + 16, m1, c1[r]);
+  }
+}
+
 // Y (mr, nr) [+]= X (mr, kc; row stride ldx) P^T, P packed (kc, 32).
 template <int MR>
 void micro_avx512(const float* X, int64_t ldx, const float* P, int64_t kc, float* Y, int64_t ldy, int nr, bool acc) {
@@ -31,18 +48,7 @@ void micro_avx512(const float* X, int64_t ldx, const float* P, int64_t kc, float
       c1[r] = _mm512_fmadd_ps(xb, w1, c1[r]);
     }
   }
-  const __mmask16 m0 = __mmask16(nr >= 16 ? 0xFFFF : (1u << nr) - 1u);
-  const __mmask16 m1 = __mmask16(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1u);
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    float* y = Y + r * ldy;
-    if (acc) {
-      c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, y));
-      c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, y + 16));
-    }
-    _mm512_mask_storeu_ps(y, m0, c0[r]);
-    _mm512_mask_storeu_ps(y + 16, m1, c1[r]);
-  }
+  store_tile<MR>(c0, c1, Y, ldy, nr, acc);
 }
 
 void gemm_micro(int mr, const float* X, int64_t ldx, const float* P, int64_t kc, float* Y, int64_t ldy, int nr,
@@ -328,18 +334,7 @@ void micro_bf16(const uint32_t* X, int64_t ldx, const uint32_t* P, int64_t kp, f
       c1[r] = _mm512_dpbf16_ps(c1[r], xb, w1);
     }
   }
-  const __mmask16 m0 = __mmask16(nr >= 16 ? 0xFFFF : (1u << nr) - 1u);
-  const __mmask16 m1 = __mmask16(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1u);
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    float* y = Y + r * ldy;
-    if (acc) {
-      c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, y));
-      c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, y + 16));
-    }
-    _mm512_mask_storeu_ps(y, m0, c0[r]);
-    _mm512_mask_storeu_ps(y + 16, m1, c1[r]);
-  }
+  store_tile<MR>(c0, c1, Y, ldy, nr, acc);
 }
 
 void micro_bf16_dispatch(int mr, const uint32_t* X, int64_t ldx, const uint32_t* P, int64_t kp, float* Y, int64_t ldy,

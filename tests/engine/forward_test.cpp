@@ -215,23 +215,10 @@ TEST_CASE("rewind: a step after rewinding to n equals the step first taken at n"
 
 TEST_CASE("perplexity on a fixed English paragraph", "[forward][model]") {
   Smol& s = smol();
-  std::ifstream f(std::string(ROOFTOP_SOURCE_DIR) + "/tests/data/perplexity_paragraph.txt");
-  REQUIRE(f);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto ids = s.tok.encode(ss.str());
+  auto ids = s.tok.encode(rooftop::test::perplexity_paragraph());
   REQUIRE(ids.size() > 100);
   Forward fwd(s.model, int64_t(ids.size()), s.pool);
-  auto logits = fwd.prefill(ids, true);  // (n, V)
-  const int64_t V = s.model.cfg.vocab;
-  double nll = 0;
-  for (size_t i = 0; i + 1 < ids.size(); ++i) {
-    const float* row = logits.data() + int64_t(i) * V;
-    double mx = *std::max_element(row, row + V), z = 0;
-    for (int64_t j = 0; j < V; ++j) z += std::exp(double(row[j]) - mx);
-    nll -= double(row[ids[i + 1]]) - mx - std::log(z);
-  }
-  double ppl = std::exp(nll / double(ids.size() - 1));
+  const double ppl = rooftop::test::perplexity(fwd.prefill(ids, true), ids, s.model.cfg.vocab);
   WARN("perplexity " << ppl << " over " << ids.size() << " tokens");
   CHECK(ppl < kPerplexityThreshold);
 }

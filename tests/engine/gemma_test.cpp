@@ -151,23 +151,10 @@ TEST_CASE("Gemma first-token probabilities match the float64 reference", "[gemma
 // llama.cpp (the same full-sequence perplexity over Llama.scores, BOS first): 5.554 over 123 tokens.
 TEST_CASE("Gemma perplexity on the English paragraph is within 2% of llama.cpp's", "[gemma][forward][model]") {
   Gemma& g = gemma();
-  std::ifstream f(std::string(ROOFTOP_SOURCE_DIR) + "/tests/data/perplexity_paragraph.txt");
-  REQUIRE(f);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const auto ids = g.tok.prompt_ids(ss.str(), false);
+  const auto ids = g.tok.prompt_ids(rooftop::test::perplexity_paragraph(), false);
   REQUIRE(ids.size() == 123);
   Forward fwd(g.model, int64_t(ids.size()), g.pool);
-  auto logits = fwd.prefill(ids, true);
-  const int64_t V = g.model.cfg.vocab;
-  double nll = 0;
-  for (size_t i = 0; i + 1 < ids.size(); ++i) {
-    const float* row = logits.data() + int64_t(i) * V;
-    double mx = *std::max_element(row, row + V), z = 0;
-    for (int64_t j = 0; j < V; ++j) z += std::exp(double(row[j]) - mx);
-    nll -= double(row[ids[i + 1]]) - mx - std::log(z);
-  }
-  const double ppl = std::exp(nll / double(ids.size() - 1));
+  const double ppl = rooftop::test::perplexity(fwd.prefill(ids, true), ids, g.model.cfg.vocab);
   WARN("Gemma 3 270M perplexity " << ppl << " (llama.cpp 5.554)");
   CHECK(ppl == Approx(5.554).epsilon(0.02));
 }

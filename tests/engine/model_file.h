@@ -2,8 +2,15 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <span>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/model_path.h"
 
@@ -26,6 +33,32 @@ inline std::string gemma3_path() {
   if (!std::filesystem::is_regular_file(p))
     FAIL("model file " << p << " is missing: run scripts/setup.sh to fetch it");
   return p;
+}
+
+}  // namespace rooftop::test
+
+namespace rooftop::test {
+
+// tests/data/perplexity_paragraph.txt, the project's fixed English paragraph.
+inline std::string perplexity_paragraph() {
+  std::ifstream f(std::string(ROOFTOP_SOURCE_DIR) + "/tests/data/perplexity_paragraph.txt");
+  REQUIRE(f);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// exp(mean over i of -log softmax(logits row i)[ids[i + 1]]): every token predicted from the ones before it.
+// logits (ids.size(), V).
+inline double perplexity(std::span<const float> logits, const std::vector<int32_t>& ids, int64_t V) {
+  double nll = 0;
+  for (size_t i = 0; i + 1 < ids.size(); ++i) {
+    const float* row = logits.data() + int64_t(i) * V;
+    double mx = *std::max_element(row, row + V), z = 0;
+    for (int64_t j = 0; j < V; ++j) z += std::exp(double(row[j]) - mx);
+    nll -= double(row[ids[i + 1]]) - mx - std::log(z);
+  }
+  return std::exp(nll / double(ids.size() - 1));
 }
 
 }  // namespace rooftop::test
