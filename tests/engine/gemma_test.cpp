@@ -205,3 +205,15 @@ TEST_CASE("sliding-window attention on a ring cache equals a fresh run on the vi
   Forward full(m, 32, pool);
   CHECK(max_diff(full.prefill(ids)) > 1e-3);
 }
+
+TEST_CASE("take_from_gguf moves the vocabulary out and tokenizes as from_gguf does", "[gemma][tokenizer]") {
+  GgufFile g = open_gguf(rooftop::test::gemma3_path(), false);
+  const Tokenizer copied = Tokenizer::from_gguf(g);
+  const Tokenizer taken = Tokenizer::take_from_gguf(g);
+  CHECK(g.find("tokenizer.ggml.tokens")->strings.empty());  // moved, not copied
+  CHECK(taken.vocab_size() == 262144);
+  const std::string text = "Sliding windows keep 512 positions; \xe2\x80\x9cglobal\xe2\x80\x9d layers keep all.";
+  CHECK(taken.encode(text) == copied.encode(text));
+  CHECK(taken.find_token("<end_of_turn>") == std::optional<int32_t>(106));
+  CHECK_FALSE(taken.find_token("no such token here").has_value());
+}
