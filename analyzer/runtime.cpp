@@ -17,19 +17,20 @@ FormatFamily format_family(std::string_view f) {
   if (f == "int8" || starts("q8_0")) return FormatFamily::int8;
   if (f == "q4_0" || f == "q4_1" || f == "q5_0" || f == "q5_1") return FormatFamily::legacy;
   if (starts("int4") || starts("mlx_")) return FormatFamily::int4;
+  if (starts("q2_k") || starts("q3_k") || starts("iq1") || starts("iq2") || starts("iq3")) return FormatFamily::lowbit;
   if ((starts("q") && f.find("_k") != std::string_view::npos) || starts("iq")) return FormatFamily::kquant;
   return FormatFamily::float_;
 }
 
 const std::vector<std::string>& format_family_names() {
-  static const std::vector<std::string> names = {"float", "fp8", "fp4", "int8", "kquant", "legacy", "int4"};
+  static const std::vector<std::string> names = {"float", "fp8", "fp4", "int8", "kquant", "legacy", "int4", "lowbit"};
   return names;
 }
 
 const char* format_family_name(FormatFamily f) { return format_family_names()[static_cast<int>(f)].c_str(); }
 
 bool is_integer_quantized(FormatFamily f) {
-  return f == FormatFamily::int8 || f == FormatFamily::kquant || f == FormatFamily::legacy || f == FormatFamily::int4;
+  return f == FormatFamily::int8 || f == FormatFamily::kquant || f == FormatFamily::legacy || f == FormatFamily::int4 || f == FormatFamily::lowbit;
 }
 
 std::string vendor_of(std::string_view arch) {
@@ -52,9 +53,23 @@ const std::vector<std::string>& vendor_names() {
 double RuntimeProfile::lookup(const std::map<std::string, double>& table, std::string_view family,
                               std::string_view arch, double fallback) {
   const std::string f(family), a(arch.empty() ? "*" : arch), v(vendor_of(arch).empty() ? "*" : vendor_of(arch));
-  for (const std::string& key : {f + "/" + a, f + "/" + v, f + "/*", "*/" + a, "*/" + v, std::string("*/*")})
-    if (auto it = table.find(key); it != table.end()) return it->second;
-  return fallback;
+  auto get = [&](const std::string& key) -> const double* {
+    auto it = table.find(key);
+    return it == table.end() ? nullptr : &it->second;
+  };
+  // A cell of its own (family on this architecture, or on its vendor's chips) wins.
+  for (const std::string& key : {f + "/" + a, f + "/" + v})
+    if (const double* x = get(key)) return *x;
+  // Otherwise the family's value times the chip's adjustment: how a format's kernel streams and how a chip's memory
+  // system responds are separate effects, so a chip seen only with one family informs every family on it.
+  const double* top = get("*/*");
+  const double base = top ? *top : fallback;
+  const double* fam = get(f + "/*");
+  const double* chip = get("*/" + a);
+  if (!chip) chip = get("*/" + v);
+  double value = fam ? *fam : base;
+  if (chip && base > 0) value *= *chip / base;
+  return std::min(value, 1.0);
 }
 
 const std::vector<std::string>& RuntimeProfile::architecture_terms() {

@@ -19,13 +19,15 @@
 namespace rooftop {
 
 // Weight-format families the profiles key on: kernels of one family share their code path.
-//   float: fp32 fp16 bf16 · fp8 · fp4: mxfp4 nvfp4 · int8: int8 q8_0 · kquant: q2_k..q6_k and their file mixes ·
-//   legacy: q4_0 q4_1 q5_0 q5_1 · int4: int4 and grouped int4 (AWQ/GPTQ/MLX-style)
-enum class FormatFamily : uint8_t { float_, fp8, fp4, int8, kquant, legacy, int4 };
-constexpr int kFormatFamilies = 7;
+//   float: fp32 fp16 bf16 · fp8 · fp4: mxfp4 nvfp4 · int8: int8 q8_0 · kquant: q4_k q5_k q6_k and their file mixes ·
+//   legacy: q4_0 q4_1 q5_0 q5_1 · int4: int4 and grouped int4 (AWQ/GPTQ/MLX-style) · lowbit: q2_k q3_k iq1-iq3 (their
+//   unpacking costs more instructions per byte: llama.cpp's Q2_K decode is slower than its Q4_0 decode on the same
+//   GPU, llamacpp-pr4766.yaml, so one kquant fraction cannot describe both)
+enum class FormatFamily : uint8_t { float_, fp8, fp4, int8, kquant, legacy, int4, lowbit };
+constexpr int kFormatFamilies = 8;
 FormatFamily format_family(std::string_view format_name);
 const char* format_family_name(FormatFamily f);
-bool is_integer_quantized(FormatFamily f);  // int8, kquant, legacy, int4: dequantized in the kernel
+bool is_integer_quantized(FormatFamily f);  // int8, kquant, legacy, int4, lowbit: dequantized in the kernel
 const std::vector<std::string>& format_family_names();
 
 // The vendor of an architecture (nvidia, apple, amd, google, aws, cpu): one software stack (CUDA, Metal, ROCm)
@@ -44,8 +46,8 @@ struct ErrorBand {
 struct RuntimeProfile {
   std::string id, name, description;
   std::vector<std::string> engines;  // engine names of published records this profile predicts
-  // Tables keyed "<format family>/<architecture or vendor>" with "*" wildcards; lookup() takes the most specific:
-  // family/architecture, family/vendor, family/*, */architecture, */vendor, */*.
+  // Tables keyed "<format family>/<architecture or vendor>" with "*" wildcards; lookup() takes the cell
+  // family/architecture or family/vendor when present, else family/* x (*/architecture or */vendor) / */*.
   std::map<std::string, double> decode_bandwidth_fraction;  // of datasheet bandwidth: weight streaming in decode
   std::map<std::string, double> gemm_fraction;              // of the tensor peak: matmuls over many tokens
   int64_t small_batch_tokens = 0;        // passes of at most this many tokens run quantized matmuls off the tensor cores
@@ -73,7 +75,8 @@ struct RuntimeProfile {
   std::vector<std::string> sources;
   std::string file;
 
-  // The table's value for (family, architecture): "fam/arch", "fam/*", "*/arch", "*/*"; `fallback` when none.
+  // The table's value for (family, architecture): "fam/arch" or "fam/vendor" when present, else "fam/*" scaled by the
+  // chip's "*/arch" (or "*/vendor") relative to "*/*"; at most 1; `fallback` stands for a missing "*/*".
   static double lookup(const std::map<std::string, double>& table, std::string_view family, std::string_view arch,
                        double fallback);
   // The band of the most specific key present ("decode/ampere", "decode/*", "*/*"), nullptr when none.

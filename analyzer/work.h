@@ -22,7 +22,7 @@ struct OpCost {
   double count = 1;          // how many times the op runs per pass (layers)
   // matmul: each input width k of the op's matrices and its share of the op's weights (shares sum to 1),
   // so a kernel rate that depends on k (per-row overhead, partial SIMD groups) can be applied per width.
-  std::vector<std::pair<double, double>> widths;
+  std::vector<std::pair<double, double>> widths = {};
   double bytes() const { return weight_bytes + act_bytes + kv_read_bytes + kv_write_bytes; }
 };
 

@@ -23,7 +23,8 @@ struct Term {
   std::string name;
   double lo, hi;
   std::function<double&(RuntimeProfile&)> ref;
-  int level = 0;       // 0: scalars and "*/*" cells; 1: "<family>/*"; 2: "<family>/<architecture>" and per-architecture terms
+  int level = 0;       // 0: scalars and "*/*" cells; 1: "<family>/*", "*/<vendor>"; 2: "*/<architecture>";
+                       // 3: "<family>/<architecture>" and per-architecture terms
   bool cell = false;   // a table cell (created at its stage), not a scalar
   std::function<double(RuntimeProfile&)> parent;  // the value it refines (shrunk towards it); empty at level 0
 };
@@ -71,7 +72,10 @@ double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases
 
 std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases) {
   std::vector<Term> terms;
-  // Fraction tables: "*/*", then each family, then each (family, architecture) with >= 3 records.
+  // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
+  // adjustment ("*/<vendor>"); each architecture's adjustment ("*/<architecture>"); then a cell of its own for a
+  // (family, architecture) whose records depart from the product. Keys with >= 3 records; each is shrunk towards the
+  // value its records would get without it.
   auto table_terms = [&](const char* table, std::map<std::string, double> RuntimeProfile::*member, bool decode_side) {
     std::map<std::string, int> counts;
     for (const RecordCase* c : cases) {
@@ -81,7 +85,8 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       counts["*/*"]++;
       counts[c->family + "/*"]++;
       if (!c->arch.empty()) {
-        counts[c->family + "/" + vendor_of(c->arch)]++;
+        if (!vendor_of(c->arch).empty()) counts["*/" + vendor_of(c->arch)]++;
+        counts["*/" + c->arch]++;
         counts[c->family + "/" + c->arch]++;
       }
     }
@@ -90,25 +95,23 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       const std::string fam = key.substr(0, key.find('/')), arch = key.substr(key.find('/') + 1);
       const auto& vendors = vendor_names();
       const bool vendor = std::find(vendors.begin(), vendors.end(), arch) != vendors.end();
-      // Levels: */* (0), family/* (1), family/vendor (2), family/architecture (3); each shrunk to the one above.
-      const int level = key == "*/*" ? 0 : arch == "*" ? 1 : vendor ? 2 : 3;
+      // Levels: */* (0); family/* and */vendor (1); */architecture (2); family/architecture (3).
+      const int level = key == "*/*" ? 0 : arch == "*" || (fam == "*" && vendor) ? 1 : fam == "*" ? 2 : 3;
+      // The value the key's records get without it: where a new key starts and what it is shrunk towards. The top
+      // cell's is the stated default (generic's 80% / 70%): where the records cannot tell a low bandwidth from a
+      // high fixed cost (small models), the stated physics decides.
       std::function<double(RuntimeProfile&)> parent;
-      // The top cell is shrunk towards the stated default (generic's 80% / 70%): where the records cannot tell a
-      // low bandwidth from a high fixed cost (small models), the stated physics decides.
       if (level == 0) parent = [prior = decode_side ? 0.8 : 0.7](RuntimeProfile&) { return prior; };
-      if (level == 1) parent = [member](RuntimeProfile& p) { return RuntimeProfile::lookup(p.*member, "*", "", 0.7); };
-      if (level == 2) parent = [member, fam](RuntimeProfile& p) { return RuntimeProfile::lookup(p.*member, fam, "", 0.7); };
-      if (level == 3)
-        parent = [member, fam, v = vendor_of(arch)](RuntimeProfile& p) {
-          auto& t = p.*member;
-          auto it = t.find(fam + "/" + v);
-          return it != t.end() ? it->second : RuntimeProfile::lookup(t, fam, "", 0.7);
+      else
+        parent = [member, key = key, fam, arch](RuntimeProfile& p) {
+          auto t = p.*member;
+          t.erase(key);
+          return RuntimeProfile::lookup(t, fam, arch == "*" ? "" : arch, 0.7);
         };
       terms.push_back({std::string(table) + "." + key, 0.02, 1.0,
-                       [member, key = key, fam, arch](RuntimeProfile& p) -> double& {
+                       [member, key = key, parent](RuntimeProfile& p) -> double& {
                          auto& t = p.*member;
-                         // A new cell starts at the value its records used before it existed.
-                         if (!t.count(key)) t[key] = RuntimeProfile::lookup(t, fam, arch == "*" ? "" : arch, 0.7);
+                         if (!t.count(key)) t[key] = parent(p);
                          return t[key];
                        },
                        level, true, parent});
@@ -116,6 +119,10 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   };
   table_terms("decode_bandwidth_fraction", &RuntimeProfile::decode_bandwidth_fraction, true);
   table_terms("gemm_fraction", &RuntimeProfile::gemm_fraction, false);
+  // A runtime-wide scalar: level 0, no parent (bounded only).
+  auto scalar = [&terms](std::string name, double lo, double hi, std::function<double&(RuntimeProfile&)> ref) {
+    terms.push_back(Term{std::move(name), lo, hi, std::move(ref), 0, false, {}});
+  };
   terms.push_back({"per_layer_s", 1e-7, 5e-4, [](RuntimeProfile& p) -> double& { return p.per_layer_s; }, 0, false,
                    [](RuntimeProfile&) { return 15e-6; }});  // shrunk towards the stated 15 µs (launch gaps under CUDA graphs)
   // Per-architecture values of the fixed cost and the attention fractions (>= 3 records on the architecture),
@@ -140,17 +147,17 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
                          3, true, [member](RuntimeProfile& p) { return p.*member; }});
       }
   }
-  terms.push_back({"per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; }});
-  terms.push_back({"attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; }});
-  terms.push_back({"prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; }});
+  scalar("per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; });
+  scalar("attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; });
+  scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
   if (start.small_batch_tokens > 0)
-    terms.push_back({"small_batch_fp32_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_fp32_multiple; }});
+    scalar("small_batch_fp32_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_fp32_multiple; });
   bool collectives = false;
   for (const RecordCase* c : cases)
     for (const auto& p : c->window) collectives = collectives || p.collectives > 0;
   if (collectives) {
-    terms.push_back({"collective_latency_s", 1e-6, 1e-3, [](RuntimeProfile& p) -> double& { return p.collective_latency_s; }});
-    terms.push_back({"bus_bandwidth_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.bus_bandwidth_fraction; }});
+    scalar("collective_latency_s", 1e-6, 1e-3, [](RuntimeProfile& p) -> double& { return p.collective_latency_s; });
+    scalar("bus_bandwidth_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.bus_bandwidth_fraction; });
   }
   return terms;
 }

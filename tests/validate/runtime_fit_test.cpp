@@ -65,6 +65,37 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
     // fp8 has no cell of its own: */* = 0.8 -> 1.25 ms
     CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::fp8, 1e9, 1e6, 2e14, 1), resolve_rates(p, chip, 0)) == Approx(1.25e-3));
   }
+  SECTION("decode bandwidth fraction: a family without a cell of its own on a chip takes the chip's adjustment") {
+    // */ampere 0.6 against */* 0.8: ampere chips reach 3/4 of the typical fraction. kquant/ampere has its own cell
+    // (0.5, 2 ms); legacy on ampere: legacy/* 0.72 x 0.6 / 0.8 = 0.54 -> 1 GB at 1 TB/s = 1.852 ms; fp8 (no family
+    // cell): 0.8 x 0.6 / 0.8 = 0.6 -> 1.667 ms; on hopper (no */hopper) legacy keeps 0.72 -> 1.389 ms.
+    p.decode_bandwidth_fraction["*/ampere"] = 0.6;
+    p.decode_bandwidth_fraction["legacy/*"] = 0.72;
+    auto ms = [&](FormatFamily f, const ChipSpec& c) {
+      return pass_seconds(one_op(CompactOp::matmul, f, 1e9, 1e6, 2e14, 1), resolve_rates(p, c, 0));
+    };
+    CHECK(ms(FormatFamily::kquant, chip) == Approx(2e-3));
+    CHECK(ms(FormatFamily::legacy, chip) == Approx(1.852e-3).epsilon(1e-3));
+    CHECK(ms(FormatFamily::fp8, chip) == Approx(1.667e-3).epsilon(1e-3));
+    ChipSpec hopper = chip;
+    hopper.architecture = "hopper";
+    CHECK(ms(FormatFamily::legacy, hopper) == Approx(1.389e-3).epsilon(1e-3));
+    // A vendor's adjustment stands in for an architecture without one: */nvidia 0.4 -> legacy on hopper 0.36.
+    p.decode_bandwidth_fraction["*/nvidia"] = 0.4;
+    CHECK(ms(FormatFamily::legacy, hopper) == Approx(1e-3 / 0.36).epsilon(1e-3));
+    // Never above the datasheet: legacy/* 0.95 on */ampere 0.9 against */* 0.8 is capped at 1 (1 ms).
+    p.decode_bandwidth_fraction["legacy/*"] = 0.95;
+    p.decode_bandwidth_fraction["*/ampere"] = 0.9;
+    CHECK(ms(FormatFamily::legacy, chip) == Approx(1e-3));
+  }
+  SECTION("q2_k and q3_k are their own family (lowbit); q4_k_m's q6_k is kquant") {
+    CHECK(format_family("q2_k") == FormatFamily::lowbit);
+    CHECK(format_family("q3_k") == FormatFamily::lowbit);
+    CHECK(format_family("iq2_xs") == FormatFamily::lowbit);
+    CHECK(format_family("q6_k") == FormatFamily::kquant);
+    CHECK(format_family("q4_k_m") == FormatFamily::kquant);
+    CHECK(format_family("q4_0") == FormatFamily::legacy);
+  }
   SECTION("GEMM fraction: 1 TFLOP of bf16 at 100 TFLOP/s x 0.4 = 25 ms") {
     CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::float_, 1e6, 1e12, 1e14, 512), resolve_rates(p, chip, 0)) ==
           Approx(25e-3));
