@@ -97,6 +97,9 @@ std::vector<NumberFormat> build_table() {
     t.push_back(f);
   };
   mix("q4_k_m", {{"q4_k", 5.0 / 6.0}, {"q6_k", 1.0 / 6.0}}, "GGUF Q4_K_M file: mostly Q4_K, attn_v/ffn_down/output partly Q6_K");
+  // Q3_K_M: attn_v, attn_output and ffn_down go up to Q4_K/Q5_K; 0.55 x 3.4375 + 0.45 x 4.5 = 3.92 bits, the average
+  // of llama.cpp quantize's printed "Q3_K_M : 3.07G @ LLaMA-v1-7B" (3.07 GiB x 8 / 6.74 B = 3.91 bits).
+  mix("q3_k_m", {{"q3_k", 0.55}, {"q4_k", 0.45}}, "GGUF Q3_K_M file: mostly Q3_K, attn_v/attn_output/ffn_down at Q4_K or above");
   mix("q5_k_m", {{"q5_k", 5.0 / 6.0}, {"q6_k", 1.0 / 6.0}}, "GGUF Q5_K_M file: mostly Q5_K, attn_v/ffn_down/output partly Q6_K");
   mix("q6_k_file", {{"q6_k", 1.0}}, "GGUF Q6_K file: Q6_K throughout");
   mix("q8_0_file", {{"q8_0", 1.0}}, "GGUF Q8_0 file: Q8_0 throughout");

@@ -49,6 +49,8 @@ TEST_CASE("GGUF file mixes average their parts") {
   CHECK(gb < 5.0);
   // Seed 002 rule of thumb: size_B x 0.6 = Q4 GB (7B -> 4.2 GB); the mix lands within 10%.
   CHECK(7e9 * q4km / 8 / 1e9 == Approx(7 * 0.6).epsilon(0.1));
+  // Q3_K_M: llama.cpp's quantize prints "Q3_K_M : 3.07G @ LLaMA-v1-7B"; 3.07 GiB x 8 / 6.74e9 weights = 3.91 bits.
+  CHECK(find_format("q3_k_m").bits_per_weight() == Approx(3.07 * 1073741824.0 * 8 / 6.74e9).epsilon(0.01));
   // Q8_0 is "near-lossless at twice the size" of a 4-bit file: 8.5 / 4.25 = 2.
   CHECK(find_format("q8_0").bits_per_weight() / find_format("mxfp4").bits_per_weight() == Approx(2.0));
 }
