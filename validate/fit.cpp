@@ -74,7 +74,8 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   std::vector<Term> terms;
   // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
   // adjustment ("*/<vendor>"); each architecture's adjustment ("*/<architecture>"); then a cell of its own for a
-  // (family, architecture) whose records depart from the product. Keys with >= 3 records; each is shrunk towards the
+  // (family, architecture) whose records depart from the product. Keys with >= 3 records (2 for an architecture's
+  // adjustment); each is shrunk towards the
   // value its records would get without it.
   auto table_terms = [&](const char* table, std::map<std::string, double> RuntimeProfile::*member, bool decode_side) {
     std::map<std::string, int> counts;
@@ -91,12 +92,14 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       }
     }
     for (const auto& [key, n] : counts) {
-      if (n < 3) continue;
       const std::string fam = key.substr(0, key.find('/')), arch = key.substr(key.find('/') + 1);
       const auto& vendors = vendor_names();
       const bool vendor = std::find(vendors.begin(), vendors.end(), arch) != vendors.end();
       // Levels: */* (0); family/* and */vendor (1); */architecture (2); family/architecture (3).
       const int level = key == "*/*" ? 0 : arch == "*" || (fam == "*" && vendor) ? 1 : fam == "*" ? 2 : 3;
+      // An architecture's adjustment is one number per chip generation, shrunk towards its vendor's: 2 records are
+      // enough (a generation measured once, e.g. RDNA3's tg and pp pair, is otherwise priced by another's chips).
+      if (n < (level == 2 ? 2 : 3)) continue;
       // The value the key's records get without it: where a new key starts and what it is shrunk towards. The top
       // cell's is the stated default (generic's 80% / 70%): where the records cannot tell a low bandwidth from a
       // high fixed cost (small models), the stated physics decides.
