@@ -308,6 +308,36 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
     for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.06);
     CHECK(RuntimeProfile::lookup(fit.profile.decode_bandwidth_fraction, "float", "ampere", 0) == Approx(0.62).epsilon(0.05));
   }
+  SECTION("an architecture measured twice gets its own adjustment (RDNA3 at half the truth's speed)") {
+    Toy toy(truth, {1.0, 1.0, 1.0});
+    toy.data.sources.push_back({"src3.yaml", "u", "t", "w", "2025", "toy-engine", "1"});
+    for (int64_t prompt : {100, 600}) {
+      validate::PublishedRecord r;
+      r.source = 3;
+      r.hw = "rx-7900-xtx";
+      r.model = "llama-3.1-8b";
+      r.weights = "q4_k_m";
+      r.batch = 1;
+      r.prompt_tokens = prompt;
+      r.output_tokens = 128;
+      r.metric = "tg_tok_s";
+      r.value = 1;
+      toy.data.records.push_back(r);
+    }
+    for (const auto& c : validate::build_cases(toy.data, toy.profiles, toy.chips, toy.models).cases)
+      if (toy.data.records[static_cast<size_t>(c.record)].source == 3)
+        toy.data.records[static_cast<size_t>(c.record)].value = 0.5 * validate::predict_case(c, truth);
+    const auto fit = toy.fit();
+    // Two records are enough for "*/rdna3"; without it the chip took the runtime-wide fraction: +100%.
+    CHECK(fit.profile.decode_bandwidth_fraction.count("*/rdna3") == 1);
+    int n = 0;
+    for (const auto& p : fit.in_sample)
+      if (p.source == 3) {
+        CHECK(std::fabs(p.error()) < 0.2);
+        ++n;
+      }
+    CHECK(n == 2);
+  }
   SECTION("one source measured 2x slower: held out, it is predicted from the other two (about +100%)") {
     Toy toy(truth, {1.0, 1.0, 0.5});
     const auto fit = toy.fit();
