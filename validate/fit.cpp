@@ -75,8 +75,7 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
   // adjustment ("*/<vendor>"); each architecture's adjustment ("*/<architecture>"); then a cell of its own for a
   // (family, architecture) whose records depart from the product. Keys with >= 3 records (2 for an architecture's
-  // adjustment); each is shrunk towards the
-  // value its records would get without it.
+  // adjustment); each is shrunk towards the value its records would get without it.
   auto table_terms = [&](const char* table, std::map<std::string, double> RuntimeProfile::*member, bool decode_side) {
     std::map<std::string, int> counts;
     for (const RecordCase* c : cases) {
