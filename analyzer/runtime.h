@@ -54,6 +54,11 @@ struct RuntimeProfile {
   double small_batch_fp32_multiple = 0;  // ... at this multiple of the chip's fp32 (vector-unit) peak
   double per_layer_s = 15e-6;            // fixed cost per layer per pass (launches, gaps, small ops)
   double per_step_s = 0;                 // fixed cost per pass (scheduler, sampling, host)
+  // Streaming rate one compute unit (SM, CU, GPU core) sustains under this runtime's kernels, bytes/s (0: no limit).
+  // A kernel keeps a fixed number of bytes in flight per unit, so by Little's law a chip streams at most
+  // units x this rate: a chip with much bandwidth per unit (HBM: A100, H100, MI300X) reaches a smaller fraction of
+  // its datasheet than a GDDR chip of the same generation. Combined with the fraction as a soft minimum.
+  double unit_stream_bytes_per_s = 0;
   double attention_fraction = 1;         // decode attention's KV streaming, relative to the weights' bandwidth
   double prefill_attention_fraction = 1; // prefill attention's score FLOPs, relative to the float matmuls' rate
   std::string multi_device = "tensor";   // how an unstated split uses several devices: tensor (tp) or pipeline (layers)
@@ -79,6 +84,9 @@ struct RuntimeProfile {
   // chip's "*/arch" (or "*/vendor") relative to "*/*"; at most 1; `fallback` stands for a missing "*/*".
   static double lookup(const std::map<std::string, double>& table, std::string_view family, std::string_view arch,
                        double fallback);
+  // The fraction of the chip's datasheet bandwidth decode streams a family's weights at: the table's value
+  // (lookup), lowered by the per-unit streaming limit where the chip states its compute units.
+  double decode_fraction(std::string_view family, const ChipSpec& chip, double fallback) const;
   // The band of the most specific key present ("decode/ampere", "decode/*", "*/*"), nullptr when none.
   const ErrorBand* band(std::string_view metric_class, std::string_view arch) const;
 };
@@ -117,6 +125,8 @@ struct RuntimeRates {
   double collective_latency_s = 0, link_bw = 0;      // link_bw: per direction x bus fraction (0: no link)
 };
 
+// A soft minimum of a bandwidth and a cap.
+double unit_limited(double bw, double cap);
 RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s);
 
 // The chip's peak for a weight format's compute path (the first of the format's compute formats it has).

@@ -259,21 +259,24 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   // The runtime profile (generic unless given), with any efficiency the options state put over it. Calibrated
   // chips use their measured kernel rates unless a profile other than `rooftop` is asked for.
   RuntimeProfile prof = o.runtime ? *o.runtime : generic_profile(cpu);
-  if (o.bandwidth_efficiency) prof.decode_bandwidth_fraction = {{"*/*", *o.bandwidth_efficiency}};
+  if (o.bandwidth_efficiency) {  // the attained fraction, as stated: no per-unit limit on top
+    prof.decode_bandwidth_fraction = {{"*/*", *o.bandwidth_efficiency}};
+    prof.unit_stream_bytes_per_s = 0;
+  }
   if (o.flops_efficiency) prof.gemm_fraction = {{"*/*", *o.flops_efficiency}};
   if (o.layer_overhead_s) prof.per_layer_s = *o.layer_overhead_s;
   if (o.allreduce_latency_s) prof.collective_latency_s = *o.allreduce_latency_s;
   const bool use_profile = !o.simple && !(calibrated && (!o.runtime || o.runtime->use_calibration));
   r.runtime = use_profile ? prof.id : (o.simple ? "simple" : "calibrated");
   const std::string family = format_family_name(format_family(p.format_of(ParamClass::dense_ffn).name));
-  r.bandwidth_efficiency = o.simple ? 1.0 : use_profile ? RuntimeProfile::lookup(prof.decode_bandwidth_fraction, family, chip.architecture, 0.8)
+  r.bandwidth_efficiency = o.simple ? 1.0 : use_profile ? prof.decode_fraction(family, chip, 0.8)
                                                         : o.bandwidth_efficiency.value_or(1.0);
   r.flops_efficiency = o.simple ? 1.0 : use_profile ? RuntimeProfile::lookup(prof.gemm_fraction, family, chip.architecture, 0.7)
                                                     : o.flops_efficiency.value_or(1.0);
   for (double e : {r.bandwidth_efficiency, r.flops_efficiency})
     if (!(e > 0 && e <= 1)) throw InputError("efficiency factors must be in (0, 1]");
   if (use_profile) {
-    for (const char* k : {"decode_bandwidth_fraction", "gemm_fraction", "per_layer_s", "collective_latency_s"})
+    for (const char* k : {"decode_bandwidth_fraction", "unit_stream_bytes_per_s", "gemm_fraction", "per_layer_s", "collective_latency_s"})
       if (auto it = prof.provenance.find(k); it != prof.provenance.end()) r.provenance["runtime." + std::string(k)] = it->second;
     // Only a band of the same kind of prediction (not the all-records fallback).
     auto band = [&](const char* cls) -> std::optional<ErrorBand> {
@@ -521,7 +524,12 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                               "% of peak FLOP/s (assumed; --runtime picks an engine's fitted profile; calibrate measures this machine)");
     else if (use_profile)
       r.assumptions.push_back("runtime " + prof.id + " (" + prof.file + "): " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
-                              "% of bandwidth in decode and " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +
+                              "% of bandwidth in decode" +
+                              (prof.unit_stream_bytes_per_s > 0 && chip.compute_units.value_or(0) > 0
+                                   ? " (at most " + std::to_string(*chip.compute_units) + " compute units x " +
+                                         std::to_string(prof.unit_stream_bytes_per_s / 1e9).substr(0, 4) + " GB/s each)"
+                                   : std::string()) +
+                              " and " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +
                               "% of peak in matmuls over many tokens for " + family + " weights on " +
                               (chip.architecture.empty() ? "this chip" : chip.architecture) +
                               (prof.small_batch_tokens > 0 ? "; up to " + std::to_string(prof.small_batch_tokens) +

@@ -109,6 +109,7 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"small_batch_fp32_multiple", [&](auto& n, auto& k) { p.small_batch_fp32_multiple = r.number(n, k, 0, 64, false); }},
       {"per_layer_s", [&](auto& n, auto& k) { p.per_layer_s = r.number(n, k, 0, 0.1, false); }},
       {"per_step_s", [&](auto& n, auto& k) { p.per_step_s = r.number(n, k, 0, 10, false); }},
+      {"unit_stream_bytes_per_s", [&](auto& n, auto& k) { p.unit_stream_bytes_per_s = r.number(n, k, 0, 1e13, false); }},
       {"attention_fraction", [&](auto& n, auto& k) { p.attention_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_attention_fraction", [&](auto& n, auto& k) { p.prefill_attention_fraction = r.number(n, k, 0, 1, true); }},
       {"multi_device", [&](auto& n, auto& k) {
@@ -258,7 +259,8 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   table("gemm_fraction", p.gemm_fraction);
   table("by_architecture", p.by_architecture);
   y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
-    << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s << "\nattention_fraction: " << p.attention_fraction
+    << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s
+    << "\nunit_stream_bytes_per_s: " << p.unit_stream_bytes_per_s << "\nattention_fraction: " << p.attention_fraction
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
     << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
     << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction

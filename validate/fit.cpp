@@ -70,7 +70,7 @@ double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases
   return l;
 }
 
-std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases) {
+std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases, size_t sources) {
   std::vector<Term> terms;
   // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
   // adjustment ("*/<vendor>"); each architecture's adjustment ("*/<architecture>"); then a cell of its own for a
@@ -149,6 +149,16 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
                          3, true, [member](RuntimeProfile& p) { return p.*member; }});
       }
   }
+  // The per-unit streaming rate, where the records' chips state their compute units: 1 GB/s to 1 TB/s per unit.
+  // It describes chips against each other, so it needs two sources: one source's records (SGLang's 12) pushed it to
+  // its 1 GB/s bound, where it stood in for that source's other terms.
+  bool units = false;
+  for (const RecordCase* c : cases) units = units || c->chip->compute_units.value_or(0) > 0;
+  if (units && sources >= 2)
+    scalar("unit_stream_bytes_per_s", 1e9, 1e12, [](RuntimeProfile& p) -> double& {
+      if (p.unit_stream_bytes_per_s == 0) p.unit_stream_bytes_per_s = 1e11;  // starts where it binds little (100 units: 10 TB/s)
+      return p.unit_stream_bytes_per_s;
+    });
   scalar("per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; });
   scalar("attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; });
   scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
@@ -174,6 +184,7 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.by_architecture.clear();
   u.per_layer_s = g.per_layer_s;
   u.per_step_s = g.per_step_s;
+  u.unit_stream_bytes_per_s = 0;
   u.attention_fraction = g.attention_fraction;
   u.prefill_attention_fraction = g.prefill_attention_fraction;
   u.collective_latency_s = g.collective_latency_s;
@@ -194,7 +205,7 @@ RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const 
   for (int s : source_of) per_source[s]++;
   std::vector<double> weights;
   for (int s : source_of) weights.push_back(1.0 / std::sqrt(static_cast<double>(per_source[s])));
-  const std::vector<Term> terms = terms_for(start, cases);
+  const std::vector<Term> terms = terms_for(start, cases, std::set<int>(source_of.begin(), source_of.end()).size());
   if (fitted_terms)
     for (const auto& t : terms) fitted_terms->push_back(t.name);
   constexpr double kGolden = 0.6180339887498949;
@@ -255,7 +266,7 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
   const RuntimeProfile base = unfitted(start);  // the stated terms only: a refit never starts from an earlier fit
   r.profile = fit_profile(base, cases, values, source_of, &r.fitted_terms);
   // Terms the fit pushed to a bound of their range: the data asked for more than the term can physically give.
-  for (const auto& t : terms_for(base, cases)) {
+  for (const auto& t : terms_for(base, cases, std::set<int>(source_of.begin(), source_of.end()).size())) {
     RuntimeProfile copy = r.profile;
     const double v = t.ref(copy);
     if (v <= t.lo * 1.02 || v >= t.hi / 1.02) r.at_bound.push_back(t.name);

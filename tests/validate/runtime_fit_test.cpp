@@ -88,6 +88,22 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
     p.decode_bandwidth_fraction["*/ampere"] = 0.9;
     CHECK(ms(FormatFamily::legacy, chip) == Approx(1e-3));
   }
+  SECTION("a chip streams at most its compute units x the per-unit rate (Little's law), as a soft minimum") {
+    // fp8 at */* 0.8 of 1 TB/s = 800 GB/s; 100 units x 5 GB/s = 500 GB/s; (800^-3 + 500^-3)^(-1/3) = 464.9 GB/s:
+    // 1 GB in 2.151 ms. With 320 units (1.6 TB/s, twice the fraction's rate): 769.2 GB/s, 1.300 ms.
+    p.unit_stream_bytes_per_s = 5e9;
+    ChipSpec c = chip;
+    auto ms = [&](const ChipSpec& on) {
+      return pass_seconds(one_op(CompactOp::matmul, FormatFamily::fp8, 1e9, 1e6, 2e14, 1), resolve_rates(p, on, 0));
+    };
+    CHECK(ms(c) == Approx(1.25e-3));  // no compute units on the card: no cap
+    c.compute_units = 100;
+    CHECK(ms(c) == Approx(2.151e-3).epsilon(1e-3));
+    c.compute_units = 320;
+    CHECK(ms(c) == Approx(1.300e-3).epsilon(1e-3));
+    p.unit_stream_bytes_per_s = 0;  // 0: no cap
+    CHECK(ms(c) == Approx(1.25e-3));
+  }
   SECTION("q2_k and q3_k are their own family (lowbit); q4_k_m's q6_k is kquant") {
     CHECK(format_family("q2_k") == FormatFamily::lowbit);
     CHECK(format_family("q3_k") == FormatFamily::lowbit);
@@ -246,10 +262,10 @@ struct Toy {
   models::Database models = models::load();
   validate::PublishedDataset data;
   std::vector<RuntimeProfile> profiles;
-  Toy(const RuntimeProfile& truth, const std::vector<double>& source_scale) {
+  Toy(const RuntimeProfile& truth, const std::vector<double>& source_scale,
+      const std::vector<std::string>& hw = {"a100-80g", "h100-sxm", "l40s"}) {
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> prompt(0, 2000);
-    const std::vector<std::string> hw = {"a100-80g", "h100-sxm", "l40s"};
     RuntimeProfile start = truth;
     start.id = "toy";
     start.engines = {"toy-engine"};
@@ -337,6 +353,17 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
         ++n;
       }
     CHECK(n == 2);
+  }
+  SECTION("a per-unit streaming limit is recovered from chips of one architecture with different memory") {
+    // A100 (HBM, 108 SMs, 2,039 GB/s), RTX 3090 and A40 (GDDR, 82 and 84 SMs, 936 and 696 GB/s), all Ampere: at
+    // 6 GB/s per SM the A100 streams at most 648 GB/s, below its 0.62 x 2,039 = 1,264 GB/s; the GDDR cards less so.
+    // One architecture: no per-chip cell can stand in for the limit, only the per-unit rate explains all three.
+    RuntimeProfile capped = truth;
+    capped.unit_stream_bytes_per_s = 6e9;
+    Toy toy(capped, {1.0, 1.0, 1.0}, {"a100-80g", "rtx-3090", "a40"});
+    const auto fit = toy.fit();
+    CHECK(fit.profile.unit_stream_bytes_per_s == Approx(6e9).epsilon(0.15));
+    for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.08);
   }
   SECTION("one source measured 2x slower: held out, it is predicted from the other two (about +100%)") {
     Toy toy(truth, {1.0, 1.0, 0.5});
