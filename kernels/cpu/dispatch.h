@@ -29,8 +29,13 @@ struct KernelTable {
   // Y (n, m) columns [j0, j1) = X (n, k) W[j0:j1]^T, using a thread-local panel buffer.
   void (*gemm_cols)(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) = nullptr;
   int64_t gemm_cols_per_task = 64;  // granularity of the column split across threads
+  // Formats whose gemm_cols quantizes X to int8 blocks of 32 like the GEMV (x ~= d_a q_a, |x - x^| <= d_a / 2)
+  // and multiplies integers (AVX-512 VNNI); nullptr: none. Their results carry that rounding, not
+  // gemm_operand_rounding.
+  bool (*gemm_uses_q8)(WeightFormat f) = nullptr;
   // Relative rounding of gemm_cols' operands: 0 when X and W enter the products in fp32; 2^-8 when both are
   // rounded to bf16 (2^-9 each). The error bound of a product sum is then this times sum |x w|, plus fp32's.
+  // Formats gemm_uses_q8 names round X to int8 instead (and W not at all).
   double gemm_operand_rounding = 0;
   // Small-n GEMM rows: Y (n, m) entries of weight rows [r0, r1), each weight block loaded once for all n
   // tokens (n <= kSmallGemmMaxN). xq == nullptr: fp32 activations (quantized rows dequantized to a row

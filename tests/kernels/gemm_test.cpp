@@ -10,16 +10,15 @@ using namespace rooftop::kernels::test;
 
 namespace {
 
-// |Y - ref| <= (gamma + u) * sum_p |x_p w_p|, gamma = 2 (k + 16) 2^-24: float summation over k-blocks;
-// u = the table's operand rounding (0 for fp32 operands, 2^-8 for bf16: 2^-9 on each of x and w).
+// |Y - ref| within product_tolerance: fp32 summation, plus the table's operand rounding u (0 for fp32 operands,
+// 2^-8 for bf16), or, for the formats the table's int8 GEMM takes (gemm_uses_q8), the int8 rounding of X.
 void check_gemm(const WeightView& W, const std::vector<float>& X, int64_t n, const std::vector<float>& Y,
-                const std::vector<float>& ref, const char* what, double u) {
+                const std::vector<float>& ref, const KernelTable& t, const char* what) {
+  const bool q8 = t.gemm_uses_q8 && t.gemm_uses_q8(W.format);
   for (int64_t j = 0; j < W.m; ++j) {
     const std::vector<float> w = ref_row(W, j);
     for (int64_t i = 0; i < n; ++i) {
-      double sum_abs = 0;
-      for (int64_t p = 0; p < W.k; ++p) sum_abs += std::fabs(double(X[size_t(i * W.k + p)]) * w[size_t(p)]);
-      const double tol = (2.0 * double(W.k + 16) * 0x1p-24 + u) * sum_abs + 1e-6;
+      const double tol = product_tolerance(w, X.data() + i * W.k, W.k, q8, q8 ? 0.0 : t.gemm_operand_rounding);
       INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i
                 << " j=" << j);
       REQUIRE(std::fabs(Y[size_t(i * W.m + j)] - ref[size_t(i * W.m + j)]) <= tol);
@@ -44,11 +43,11 @@ TEST_CASE("gemm matches the reference for every format, ISA and odd shape", "[ke
       for (Isa isa : supported_isas()) {
         std::fill(Y.begin(), Y.end(), 12345.0f);
         kernel_table(isa).gemm_cols(w.view, X.data(), s.n, Y.data(), 0, s.m);
-        check_gemm(w.view, X, s.n, Y, ref, kernel_table(isa).name, kernel_table(isa).gemm_operand_rounding);
+        check_gemm(w.view, X, s.n, Y, ref, kernel_table(isa), kernel_table(isa).name);
       }
       std::fill(Y.begin(), Y.end(), 12345.0f);
       gemm(w.view, X, s.n, Y, pool);
-      check_gemm(w.view, X, s.n, Y, ref, "public", active_kernels().gemm_operand_rounding);
+      check_gemm(w.view, X, s.n, Y, ref, active_kernels(), "public");
     }
   }
 }

@@ -16,23 +16,6 @@ using namespace rooftop::kernels::test;
 
 namespace {
 
-// Allowed |Y[i, j] - ref| as for gemv: float summation error 2 (k + 16) 2^-24 sum |w x|, plus, for q8
-// activations, the rounding |x - x^| <= d_b / 2 = amax_b / 254 of every element of block b of token i,
-// so |dy| <= sum_p |w_p| amax_b(p) / 254.
-// u: relative rounding of both GEMM operands (KernelTable::gemm_operand_rounding), adding u * sum |w x|.
-double tolerance(const std::vector<float>& w, const float* x, int64_t k, bool q8_act, double u = 0) {
-  double sum_abs = 0, act = 0;
-  for (int64_t b = 0; b < k; b += 32) {
-    double amax = 0;
-    for (int64_t p = b; p < std::min(k, b + 32); ++p) amax = std::max(amax, double(std::fabs(x[p])));
-    for (int64_t p = b; p < std::min(k, b + 32); ++p) {
-      sum_abs += std::fabs(double(w[size_t(p)]) * x[p]);
-      act += std::fabs(double(w[size_t(p)])) * amax / 254.0;
-    }
-  }
-  return (2.0 * double(k + 16) * 0x1p-24 + u) * sum_abs + (q8_act ? act * 1.0001 : 0.0) + 1e-6;
-}
-
 void check(const WeightView& W, const std::vector<float>& X, int64_t n, const std::vector<float>& Y,
            const std::vector<float>& ref, bool q8_act, const char* what, double u = 0) {
   for (int64_t j = 0; j < W.m; ++j) {
@@ -41,7 +24,7 @@ void check(const WeightView& W, const std::vector<float>& X, int64_t n, const st
       INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i
                 << " j=" << j);
       REQUIRE(std::fabs(Y[size_t(i * W.m + j)] - ref[size_t(i * W.m + j)]) <=
-              tolerance(w, X.data() + i * W.k, W.k, q8_act, u));
+              product_tolerance(w, X.data() + i * W.k, W.k, q8_act, u));
     }
   }
 }
@@ -173,9 +156,11 @@ TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA
         check(w.view, X, n, Y, ref, q8, "gemv_batch");
         std::fill(Y.begin(), Y.end(), 12345.0f);
         gemm(w.view, X, n, Y, pool);
-        // gemm: fp32 activations up to kSmallGemmMaxN tokens; above, the active table's tiled GEMM (bf16 operands
-        // on avx512_bf16 machines)
-        check(w.view, X, n, Y, ref, false, "gemm", n > kSmallGemmMaxN ? active_kernels().gemm_operand_rounding : 0.0);
+        // gemm: fp32 activations up to kSmallGemmMaxN tokens; above, the active table's tiled GEMM (int8 activations
+        // for the formats its int8 GEMM takes, bf16 operands for the rest on avx512_bf16 machines)
+        const KernelTable& a = active_kernels();
+        const bool tiled = n > kSmallGemmMaxN, tiled_q8 = tiled && a.gemm_uses_q8 && a.gemm_uses_q8(w.view.format);
+        check(w.view, X, n, Y, ref, tiled_q8, "gemm", tiled && !tiled_q8 ? a.gemm_operand_rounding : 0.0);
       }
     }
   }

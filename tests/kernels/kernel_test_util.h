@@ -1,5 +1,6 @@
 // Test helpers for the CPU kernels: fixed-seed random data, quantized weight matrices, the ISAs to test.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -63,6 +64,22 @@ inline std::vector<float> ref_row(const WeightView& W, int64_t r) {
 inline int64_t round_k(WeightFormat f, int64_t k) {
   const int64_t bv = block_values(f);
   return (k + bv - 1) / bv * bv;
+}
+
+// Allowed |y - ref| of one product sum w . x (k values): float summation error 2 (k + 16) 2^-24 sum |w x|; plus,
+// for q8 activations, the rounding |x - x^| <= d_b / 2 = amax_b / 254 of every element of block b (32 values),
+// so |dy| <= sum_p |w_p| amax_b(p) / 254; plus u * sum |w x| for operands rounded by a relative u (bf16: 2^-8).
+inline double product_tolerance(const std::vector<float>& w, const float* x, int64_t k, bool q8_act, double u = 0) {
+  double sum_abs = 0, act = 0;
+  for (int64_t b = 0; b < k; b += 32) {
+    double amax = 0;
+    for (int64_t p = b; p < std::min(k, b + 32); ++p) amax = std::max(amax, double(std::fabs(x[p])));
+    for (int64_t p = b; p < std::min(k, b + 32); ++p) {
+      sum_abs += std::fabs(double(w[size_t(p)]) * x[p]);
+      act += std::fabs(double(w[size_t(p)])) * amax / 254.0;
+    }
+  }
+  return (2.0 * double(k + 16) * 0x1p-24 + u) * sum_abs + (q8_act ? act * 1.0001 : 0.0) + 1e-6;
 }
 
 }  // namespace rooftop::kernels::test
