@@ -409,76 +409,86 @@ void gemm_cols_bf16(const WeightView& W, const float* X, int64_t n, float* Y, in
 // ---- GEMM on int8 operands for the integer-quantized formats: Y (n, m) = X (n, k) W^T with vpdpbusd ----
 // llama.cpp's way: X is quantized per call to int8 blocks of 32 (the GEMV's q8 activations, x ~= d_a q_a), the
 // weights are unpacked to bytes 0..255 without any float work, and one vpdpbusd multiplies 64 byte pairs into 16
-// int32 lanes: four times the products of an fp32 FMA, twice those of vdpbf16ps. Every format writes its 32-value
-// block as u8 values q with two floats per (row, block): w = s1 q - s2 (q4_0: s1 = d, s2 = 8 d; q4_1: s1 = d,
-// s2 = -m; q5_0: d, 16 d; q5_1: d, -m; q8_0: q + 128, d, 128 d; q4_k / q5_k: d sc, dmin m). Then
-//   sum_block w x ~= s1 d_a dot(q, q_a) - s2 d_a sum(q_a)    (d_a sum(q_a) is Q8Activations::sum_scaled).
-// The packed panel: per 32-value block, 8 quads x (32 rows x 4 bytes) = 1,024 bytes, then s1 (32 floats) and s2
-// (32 floats): row r's values 4j..4j+3 at byte 128 j + 4 r, so a 512-bit load holds one quad of 16 rows and
+// int32 lanes: four times the products of an fp32 FMA, twice those of vdpbf16ps. Every format writes a 32-value
+// block as u8 values q with two floats per (row, sub-block): w = s1 q - s2 (q4_0: s1 = d, s2 = 8 d; q4_1: d, -m;
+// q5_0: d, 16 d; q5_1: d, -m; q8_0 (q + 128): d, 128 d; q4_k / q5_k: d sc, dmin m; q6_k, sub-blocks of 16:
+// d sc, 32 d sc). Then, per sub-block,
+//   sum w x ~= s1 d_a dot(q, q_a) - s2 d_a sum(q_a)    (d_a sum(q_a) over a 32-block is Q8Activations::sum_scaled).
+// The packed panel: per 32-value block, 8 quads x (32 rows x 4 bytes) = 1,024 bytes, then per sub-block s1 and s2
+// (32 floats each): row r's values 4j..4j+3 at byte 128 j + 4 r, so a 512-bit load holds one quad of 16 rows and
 // the token's quad is broadcast to every lane.
 namespace {
 
-constexpr int64_t kQ8PanelBlock = 32 * 32 + 2 * 32 * 4;  // bytes per 32-value block of a 32-row panel
-constexpr int64_t kQ8KC = 512;                            // k-slice: 16 blocks, 2 panels = 40 KiB in L1/L2
-constexpr int kQ8MR = 4;                                  // tokens per register tile
+// Bytes per 32-value block of a 32-row panel with `sub` sub-blocks (1: 32 values share a scale; 2: 16 values).
+constexpr int64_t q8_panel_block(int sub) { return 32 * 32 + sub * 2 * 32 * 4; }
+constexpr int64_t kQ8KC = 512;  // k-slice: 16 blocks; 2 panels = 40-48 KiB in L1/L2
+constexpr int kQ8MR = 4;        // tokens per register tile
 // The zero-masked convert: GCC 12's plain _mm512_cvtepi32_ps reads an undefined register (-Wmaybe-uninitialized).
 constexpr __mmask16 kAll = 0xFFFF;
 
 bool gemm_q8_format(WeightFormat f) {
   switch (f) {
     case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q5_0: case WeightFormat::q5_1:
-    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k:
+    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k: case WeightFormat::q6_k:
       return true;
     default:
       return false;
   }
 }
 
-// Row `row`'s values [kc0, kc0 + kc) (kc0, kc multiples of the format's block) into panel lane `lane`.
+int q8_subblocks(WeightFormat f) { return f == WeightFormat::q6_k ? 2 : 1; }
+
+// Row values [kc0, kc0 + kc) (kc0, kc multiples of the format's block) into panel lane `lane`.
 void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, uint8_t* panel, int lane) {
   const __m256i quad_offsets = _mm256_setr_epi32(0, 128, 256, 384, 512, 640, 768, 896);
-  auto put = [&](int64_t b, __m256i q, float s1, float s2) {  // block b (32 values) of the slice
-    uint8_t* blk = panel + b * kQ8PanelBlock;
-    _mm256_i32scatter_epi32(reinterpret_cast<int*>(blk + 4 * lane), quad_offsets, q, 1);
-    reinterpret_cast<float*>(blk + 1024)[lane] = s1;
-    reinterpret_cast<float*>(blk + 1024 + 128)[lane] = s2;
+  const int sub = q8_subblocks(f);
+  const int64_t pb = q8_panel_block(sub);
+  auto put = [&](int64_t b, __m256i q) {  // the u8 values of block b (32 values) of the slice
+    _mm256_i32scatter_epi32(reinterpret_cast<int*>(panel + b * pb + 4 * lane), quad_offsets, q, 1);
+  };
+  auto scales = [&](int64_t b, int h, float s1, float s2) {  // sub-block h of block b
+    float* sc = reinterpret_cast<float*>(panel + b * pb + 1024 + h * 256);
+    sc[lane] = s1;
+    sc[32 + lane] = s2;
   };
   const int64_t nb = kc / 32;
+  const __m256i mask = _mm256_set1_epi8(0x0F);
   switch (f) {
     case WeightFormat::q4_0: {
       const auto* b = reinterpret_cast<const BlockQ4_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_nibbles(b[i].qs), h2f(b[i].d), 8 * h2f(b[i].d));
+      for (int64_t i = 0; i < nb; ++i) put(i, unpack_nibbles(b[i].qs)), scales(i, 0, h2f(b[i].d), 8 * h2f(b[i].d));
       return;
     }
     case WeightFormat::q4_1: {
       const auto* b = reinterpret_cast<const BlockQ4_1*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_nibbles(b[i].qs), h2f(b[i].d), -h2f(b[i].m));
+      for (int64_t i = 0; i < nb; ++i) put(i, unpack_nibbles(b[i].qs)), scales(i, 0, h2f(b[i].d), -h2f(b[i].m));
       return;
     }
     case WeightFormat::q5_0: {
       const auto* b = reinterpret_cast<const BlockQ5_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_q5(b[i]), h2f(b[i].d), 16 * h2f(b[i].d));
+      for (int64_t i = 0; i < nb; ++i) put(i, unpack_q5(b[i])), scales(i, 0, h2f(b[i].d), 16 * h2f(b[i].d));
       return;
     }
     case WeightFormat::q5_1: {
       const auto* b = reinterpret_cast<const BlockQ5_1*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_q5(b[i]), h2f(b[i].d), -h2f(b[i].m));
+      for (int64_t i = 0; i < nb; ++i) put(i, unpack_q5(b[i])), scales(i, 0, h2f(b[i].d), -h2f(b[i].m));
       return;
     }
     case WeightFormat::q8_0: {
       const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i)
-        put(i, _mm256_xor_si256(load32(b[i].qs), _mm256_set1_epi8(char(0x80))), h2f(b[i].d), 128 * h2f(b[i].d));
+      for (int64_t i = 0; i < nb; ++i) {
+        put(i, _mm256_xor_si256(load32(b[i].qs), _mm256_set1_epi8(char(0x80))));
+        scales(i, 0, h2f(b[i].d), 128 * h2f(b[i].d));
+      }
       return;
     }
     case WeightFormat::q4_k:
     case WeightFormat::q5_k: {
-      const __m256i mask = _mm256_set1_epi8(0x0F);
       for (int64_t s = 0; s < kc / 256; ++s) {
         const auto* b4 = reinterpret_cast<const BlockQ4K*>(row) + kc0 / 256 + s;
         const auto* b5 = reinterpret_cast<const BlockQ5K*>(row) + kc0 / 256 + s;
         const bool five = f == WeightFormat::q5_k;
-        const uint8_t* scales = five ? b5->scales : b4->scales;
+        const uint8_t* sc = five ? b5->scales : b4->scales;
         const float d = h2f(five ? b5->d : b4->d), dmin = h2f(five ? b5->dmin : b4->dmin);
         for (int c = 0; c < 4; ++c) {
           __m256i lo, hi;
@@ -489,10 +499,35 @@ void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, 
             hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
           }
           uint8_t sc0, m0, sc1, m1;
-          q4k_scale_min(scales, 2 * c, sc0, m0);
-          q4k_scale_min(scales, 2 * c + 1, sc1, m1);
-          put(8 * s + 2 * c, lo, d * float(sc0), dmin * float(m0));
-          put(8 * s + 2 * c + 1, hi, d * float(sc1), dmin * float(m1));
+          q4k_scale_min(sc, 2 * c, sc0, m0);
+          q4k_scale_min(sc, 2 * c + 1, sc1, m1);
+          put(8 * s + 2 * c, lo), scales(8 * s + 2 * c, 0, d * float(sc0), dmin * float(m0));
+          put(8 * s + 2 * c + 1, hi), scales(8 * s + 2 * c + 1, 0, d * float(sc1), dmin * float(m1));
+        }
+      }
+      return;
+    }
+    case WeightFormat::q6_k: {
+      // Half n (128 values) of a block: 32-value group j takes the low (j < 2) or high nibbles of ql[32 (j & 1) ..],
+      // and bits 2j, 2j + 1 of qh; its two 16-value halves have scales sc[8 n + 2 j] and sc[8 n + 2 j + 1]
+      // (dequantize_ref.cpp's order).
+      const __m256i three = _mm256_set1_epi8(3);
+      for (int64_t s = 0; s < kc / 256; ++s) {
+        const auto* b = reinterpret_cast<const BlockQ6K*>(row) + kc0 / 256 + s;
+        const float d = h2f(b->d);
+        for (int n = 0; n < 2; ++n) {
+          const __m256i qh = load32(b->qh + 32 * n);
+          for (int j = 0; j < 4; ++j) {
+            const __m256i ql = load32(b->ql + 64 * n + 32 * (j & 1));
+            const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(ql, 4 * (j >> 1)), mask);
+            const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three), 4);
+            const int64_t blk = 8 * s + 4 * n + j;
+            put(blk, _mm256_or_si256(lo, hi));
+            for (int h = 0; h < 2; ++h) {
+              const float ds = d * float(b->scales[8 * n + 2 * j + h]);
+              scales(blk, h, ds, 32 * ds);
+            }
+          }
         }
       }
       return;
@@ -502,53 +537,58 @@ void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, 
   }
 }
 
-// Y (mr, nr <= 32) [+]= the tile over `blocks` 32-value blocks of the panel P; token r's int8 values at xq[r],
-// its block scales at xd[r] and d_a sum(q_a) at xs[r].
-template <int MR>
+// Y (mr, nr <= 32) [+]= the tile over `blocks` 32-value blocks of the panel P (SUB sub-blocks each); token r's
+// int8 values at xq[r], its block scales at xd[r] and d_a sum(q_a) per sub-block at xs[r].
+template <int MR, int SUB>
 void micro_q8(const int8_t* const* xq, const float* const* xd, const float* const* xs, const uint8_t* P,
               int64_t blocks, float* Y, int64_t ldy, int nr, bool acc) {
+  constexpr int64_t pbytes = q8_panel_block(SUB);
   __m512 c0[MR], c1[MR];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
-    const uint8_t* pb = P + b * kQ8PanelBlock;
-    __m512i i0[MR], i1[MR];
+    const uint8_t* pb = P + b * pbytes;
+#pragma GCC unroll 2
+    for (int h = 0; h < SUB; ++h) {
+      __m512i i0[MR], i1[MR];
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) i0[r] = i1[r] = _mm512_setzero_si512();
+      for (int r = 0; r < MR; ++r) i0[r] = i1[r] = _mm512_setzero_si512();
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
-      const __m512i w0 = _mm512_load_si512(pb + 128 * j), w1 = _mm512_load_si512(pb + 128 * j + 64);
+      for (int j = h * 8 / SUB; j < (h + 1) * 8 / SUB; ++j) {
+        const __m512i w0 = _mm512_load_si512(pb + 128 * j), w1 = _mm512_load_si512(pb + 128 * j + 64);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) {
+          int32_t quad;
+          std::memcpy(&quad, xq[r] + 32 * b + 4 * j, 4);
+          const __m512i xb = _mm512_set1_epi32(quad);
+          i0[r] = _mm512_dpbusd_epi32(i0[r], w0, xb);
+          i1[r] = _mm512_dpbusd_epi32(i1[r], w1, xb);
+        }
+      }
+      const float* s = reinterpret_cast<const float*>(pb + 1024 + 256 * h);
+      const __m512 s10 = _mm512_load_ps(s), s11 = _mm512_load_ps(s + 16), s20 = _mm512_load_ps(s + 32),
+                   s21 = _mm512_load_ps(s + 48);
 #pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) {
-        int32_t quad;
-        std::memcpy(&quad, xq[r] + 32 * b + 4 * j, 4);
-        const __m512i xb = _mm512_set1_epi32(quad);
-        i0[r] = _mm512_dpbusd_epi32(i0[r], w0, xb);
-        i1[r] = _mm512_dpbusd_epi32(i1[r], w1, xb);
+        const __m512 da = _mm512_set1_ps(xd[r][b]), sa = _mm512_set1_ps(xs[r][SUB * b + h]);
+        c0[r] = _mm512_fmadd_ps(s10, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll, i0[r]), da), c0[r]);
+        c1[r] = _mm512_fmadd_ps(s11, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll, i1[r]), da), c1[r]);
+        c0[r] = _mm512_fnmadd_ps(s20, sa, c0[r]);
+        c1[r] = _mm512_fnmadd_ps(s21, sa, c1[r]);
       }
-    }
-    const float* s = reinterpret_cast<const float*>(pb + 1024);
-    const __m512 s10 = _mm512_load_ps(s), s11 = _mm512_load_ps(s + 16), s20 = _mm512_load_ps(s + 32),
-                 s21 = _mm512_load_ps(s + 48);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m512 da = _mm512_set1_ps(xd[r][b]), sa = _mm512_set1_ps(xs[r][b]);
-      c0[r] = _mm512_fmadd_ps(s10, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll, i0[r]), da), c0[r]);
-      c1[r] = _mm512_fmadd_ps(s11, _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll, i1[r]), da), c1[r]);
-      c0[r] = _mm512_fnmadd_ps(s20, sa, c0[r]);
-      c1[r] = _mm512_fnmadd_ps(s21, sa, c1[r]);
     }
   }
   store_tile<MR>(c0, c1, Y, ldy, nr, acc);
 }
 
+template <int SUB>
 void micro_q8_dispatch(int mr, const int8_t* const* xq, const float* const* xd, const float* const* xs, const uint8_t* P,
                        int64_t blocks, float* Y, int64_t ldy, int nr, bool acc) {
   switch (mr) {
-    case 4: return micro_q8<4>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-    case 3: return micro_q8<3>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-    case 2: return micro_q8<2>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-    default: return micro_q8<1>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
+    case 4: return micro_q8<4, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
+    case 3: return micro_q8<3, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
+    case 2: return micro_q8<2, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
+    default: return micro_q8<1, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
   }
 }
 
@@ -556,20 +596,34 @@ struct FreeU8 {
   void operator()(uint8_t* p) const { std::free(p); }
 };
 
-// The int8 GEMM for the formats gemm_q8_format names; the others go to `other` (fp32 or bf16 operands).
+// The int8 GEMM for the formats gemm_q8_format names; the others go to `Other` (fp32 or bf16 operands).
 template <void (*Other)(const WeightView&, const float*, int64_t, float*, int64_t, int64_t)>
 void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
   if (!gemm_q8_format(W.format)) return Other(W, X, n, Y, j0, j1);
   const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k);
+  const int sub = q8_subblocks(W.format);
+  const int64_t pbytes = q8_panel_block(sub);
   constexpr int64_t panels_max = kGemmMB / kGemmNR;
   thread_local std::unique_ptr<uint8_t, FreeU8> packed_buf(
-      static_cast<uint8_t*>(std::aligned_alloc(64, size_t(panels_max * (kQ8KC / 32) * kQ8PanelBlock))));
+      static_cast<uint8_t*>(std::aligned_alloc(64, size_t(panels_max * (kQ8KC / 32) * q8_panel_block(2)))));
   thread_local std::vector<Q8Activations> xq;
+  thread_local std::vector<float> half_sums;  // sub-blocks of 16: d_a x the sum of each half's q_a, (n, k / 16)
   // X quantized once per call, as the GEMV quantizes it (each worker its own copy: n x k bytes).
   if (int64_t(xq.size()) < n) xq.resize(size_t(n));
   for (int64_t i = 0; i < n; ++i) {
     xq[size_t(i)].resize(k);
     quantize_q8_simd(X + i * k, k, xq[size_t(i)]);
+  }
+  if (sub == 2) {
+    half_sums.resize(size_t(n * k / 16));
+    for (int64_t i = 0; i < n; ++i) {
+      const Q8Activations& a = xq[size_t(i)];
+      for (int64_t h = 0; h < k / 16; ++h) {
+        int32_t sum = 0;
+        for (int v = 0; v < 16; ++v) sum += a.q[size_t(16 * h + v)];
+        half_sums[size_t(i * k / 16 + h)] = a.d[size_t(h / 2)] * float(sum);
+      }
+    }
   }
   uint8_t* packed = packed_buf.get();
   for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
@@ -577,15 +631,14 @@ void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int6
     for (int64_t kc0 = 0; kc0 < k; kc0 += kQ8KC) {
       const int64_t kc = std::min(kQ8KC, k - kc0), blocks = kc / 32;
       for (int64_t r = 0; r < panels * kGemmNR; ++r) {
-        uint8_t* panel = packed + (r / kGemmNR) * blocks * kQ8PanelBlock;
+        uint8_t* panel = packed + (r / kGemmNR) * blocks * pbytes;
         const int lane = int(r % kGemmNR);
         if (r < jn) pack_q8_row(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
         else
           for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales
-            uint8_t* blk = panel + b * kQ8PanelBlock;
+            uint8_t* blk = panel + b * pbytes;
             for (int j = 0; j < 8; ++j) std::memset(blk + 128 * j + 4 * lane, 0, 4);
-            reinterpret_cast<float*>(blk + 1024)[lane] = 0;
-            reinterpret_cast<float*>(blk + 1024 + 128)[lane] = 0;
+            for (int h = 0; h < 2 * sub; ++h) reinterpret_cast<float*>(blk + 1024)[32 * h + lane] = 0;
           }
       }
       for (int64_t i0 = 0; i0 < n; i0 += kQ8MR) {
@@ -596,12 +649,14 @@ void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int6
           const Q8Activations& a = xq[size_t(i0 + r)];
           xqp[r] = a.q.data() + kc0;
           xdp[r] = a.d.data() + kc0 / 32;
-          xsp[r] = a.sum_scaled.data() + kc0 / 32;
+          xsp[r] = sub == 2 ? half_sums.data() + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
         }
         for (int64_t p = 0; p < panels; ++p) {
           const int nr = int(std::min<int64_t>(kGemmNR, jn - p * kGemmNR));
-          micro_q8_dispatch(mr, xqp, xdp, xsp, packed + p * blocks * kQ8PanelBlock, blocks, Y + i0 * m + jb + p * kGemmNR,
-                            m, nr, kc0 > 0);
+          const uint8_t* P = packed + p * blocks * pbytes;
+          float* y = Y + i0 * m + jb + p * kGemmNR;
+          if (sub == 2) micro_q8_dispatch<2>(mr, xqp, xdp, xsp, P, blocks, y, m, nr, kc0 > 0);
+          else micro_q8_dispatch<1>(mr, xqp, xdp, xsp, P, blocks, y, m, nr, kc0 > 0);
         }
       }
     }
