@@ -46,6 +46,16 @@ inline __m256i unpack_nibbles(const uint8_t* qs) {
 
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
+// Software prefetch of the `bytes` that a row kernel reads kPrefetchAhead bytes after `p` (into L1). The decode
+// GEMVs stream each row front to back from DRAM; for the formats whose row kernels spend many instructions per
+// byte (q4_k, q6_k, q8_0) the hardware prefetcher did not run far enough ahead: TinyLlama-1.1B Q4_K_M decode went
+// from 16-18 to 25-26 tok/s with it (docs/engine-speed.md).
+constexpr size_t kPrefetchAhead = 1024;
+inline void prefetch_ahead(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p) + kPrefetchAhead;
+  for (size_t l = 0; l < bytes; l += 64) _mm_prefetch(c + l, _MM_HINT_T0);
+}
+
 // 32 bits -> 32 bytes, byte i = 0xFF where bit i is set: byte i / 8 of the word broadcast to lanes 8(i/8)..,
 // then each lane tests its own bit.
 inline __m256i bits_to_bytes(uint32_t bits) {
@@ -386,6 +396,7 @@ float row_q32_simd(const Block* w, const Q8Activations& xq, int64_t nb, Dot dot)
   __m256 acc = _mm256_setzero_ps(), off = _mm256_setzero_ps();
   int64_t b = 0;
   for (; b + 8 <= nb; b += 8) {
+    prefetch_ahead(w + b, 8 * sizeof(Block));
     __m256i p[8];
     for (int i = 0; i < 8; ++i) p[i] = dot(w[b + i], q + 32 * (b + i));
     const __m256 dw = load_fp16_field8(w + b, sizeof(Block), 0);
@@ -461,6 +472,7 @@ float row_kquant_simd(const Block* w, const Q8Activations& xq, int64_t nb, Unpac
   __m256 mins = _mm256_setzero_ps();  // lanes j: dmin * m_j * dx_j * sum(qx_j), summed over blocks
   for (int64_t b = 0; b < nb; ++b) {
     const int8_t* q = xq.q.data() + b * kQkValues;
+    prefetch_ahead(w + b, sizeof(Block));
     __m256i sc, m;
     q4k_scales_mins(w[b].scales, sc, m);
     const __m256 f = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(h2f(w[b].d)), _mm256_cvtepi32_ps(sc)),
@@ -505,6 +517,7 @@ float row_q6_k_simd(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
   const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30), k32 = _mm256_set1_epi8(32);
   __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   for (int64_t b = 0; b < nb; ++b) {
+    prefetch_ahead(w + b, sizeof(BlockQ6K));
     const __m256 f = _mm256_mul_ps(_mm256_set1_ps(h2f(w[b].d)), _mm256_loadu_ps(xq.d.data() + b * 8));
 #pragma GCC unroll 2
     for (int half = 0; half < 2; ++half) {
@@ -620,9 +633,10 @@ void row_q32_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack u
 // N tokens' fp32 dots with values [i0, i1) of one row read by Load (8 lanes) / At (one value), 8 * kAcc per step;
 // X (N, ldx). out[t * ldy] = the dot (add: += it). kAcc independent accumulators per token: with one or two
 // tokens, four chains keep the FMA latency hidden (two left the f16 GEMV at ~80% of the DRAM bandwidth).
+// stream (optional): the row's values in memory, `elem` bytes each, prefetched ahead (prefetch_ahead).
 template <int N, class Load, class At>
 void row_float_multi(const float* X, int64_t ldx, int64_t i0, int64_t i1, Load load, At at, float* out, int64_t ldy,
-                     bool add) {
+                     bool add, const char* stream = nullptr, int64_t elem = 0) {
   constexpr int kAcc = N <= 2 ? 4 : 2;
   __m256 a[kAcc][N];
 #pragma GCC unroll 8
@@ -630,6 +644,7 @@ void row_float_multi(const float* X, int64_t ldx, int64_t i0, int64_t i1, Load l
     for (int c = 0; c < kAcc; ++c) a[c][t] = _mm256_setzero_ps();
   int64_t i = i0;
   for (; i + 8 * kAcc <= i1; i += 8 * kAcc) {
+    if (stream) prefetch_ahead(stream + i * elem, size_t(8 * kAcc * elem));
 #pragma GCC unroll 4
     for (int c = 0; c < kAcc; ++c) {
       const __m256 w = load(i + 8 * c);
@@ -656,7 +671,7 @@ void row_float_multi(const float* X, int64_t ldx, int64_t i0, int64_t i1, Load l
 // block of rows streams past: each weight byte is still read once.
 template <int N, class RowLoad, class RowAt>
 void rows_float_multi_tiled(const float* X, int64_t k, int64_t m, int64_t r0, int64_t r1, RowLoad row_load,
-                            RowAt row_at, float* Y) {
+                            RowAt row_at, float* Y, const std::byte* W, int64_t row_bytes, int64_t elem) {
   // One token: whole rows, read front to back (x is k fp32, from L1 or L2). Slicing a row that is longer
   // than a slice made each 16-row block jump between pages and stopped the prefetchers: f16 at k = 4864
   // streamed 18 GB/s against 33 GB/s at k = 4096 (2 threads, DRAM).
@@ -668,7 +683,8 @@ void rows_float_multi_tiled(const float* X, int64_t k, int64_t m, int64_t r0, in
       const int64_t c1 = std::min(k, c0 + kc);
       for (int64_t r = rb; r < re; ++r)
         row_float_multi<N>(X, k, c0, c1, [&](int64_t i) { return row_load(r, i); },
-                           [&](int64_t i) { return row_at(r, i); }, Y + r, m, c0 > 0);
+                           [&](int64_t i) { return row_at(r, i); }, Y + r, m, c0 > 0,
+                           reinterpret_cast<const char*>(W + r * row_bytes), elem);
     }
   }
 }
@@ -692,15 +708,15 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
     case WeightFormat::f32:
       return rows_float_multi_tiled<N>(
           X, k, m, r0, r1, [&](int64_t r, int64_t i) { return _mm256_loadu_ps(f32_row(r) + i); },
-          [&](int64_t r, int64_t i) { return f32_row(r)[i]; }, Y);
+          [&](int64_t r, int64_t i) { return f32_row(r)[i]; }, Y, W.data, rb, 4);
     case WeightFormat::f16:
       return rows_float_multi_tiled<N>(
           X, k, m, r0, r1, [&](int64_t r, int64_t i) { return load_f16x8(u16_row(r) + i); },
-          [&](int64_t r, int64_t i) { return h2f(u16_row(r)[i]); }, Y);
+          [&](int64_t r, int64_t i) { return h2f(u16_row(r)[i]); }, Y, W.data, rb, 2);
     case WeightFormat::bf16:
       return rows_float_multi_tiled<N>(
           X, k, m, r0, r1, [&](int64_t r, int64_t i) { return load_bf16x8(u16_row(r) + i); },
-          [&](int64_t r, int64_t i) { return bf16_at(u16_row(r), i); }, Y);
+          [&](int64_t r, int64_t i) { return bf16_at(u16_row(r), i); }, Y, W.data, rb, 2);
     default: break;
   }
   for (int64_t r = r0; r < r1; ++r) {
