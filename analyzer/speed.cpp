@@ -1,6 +1,7 @@
 // speed: each operation of a pass takes max(FLOPs / attained FLOP/s, bytes / attained bandwidth);
 // a pass is the sum of its operations plus interconnect time and fixed per-layer costs.
 #include "analyzer/speed.h"
+#include "analyzer/runtime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -145,29 +146,40 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         if (bound) *bound = "compute";
         return op.weight_bytes / pack + op.flops / marginal;
       }
-      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only): every format runs
-      // the same fp32 register tile on panels of dequantized weights, so it takes the measured formats' slowest
-      // marginal FLOP/s, and their slowest pack rate counted in weights per second (a panel holds one fp32 per
-      // weight, whatever the stored bits). Without this the op fell back to the peak: a Q4_K_M file's prefill
-      // was predicted 3-10x too fast (docs/validate-files.md).
+      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the measured
+      // formats' slowest marginal FLOP/s and their slowest pack rate counted in weights per second, among the
+      // formats of its own kind: integer-quantized formats share one GEMM (int8 operands where the CPU has VNNI,
+      // else fp32 panels of dequantized weights) and float formats another. Without this the op fell back to the
+      // peak: a Q4_K_M file's prefill was predicted 3-10x too fast (docs/validate-files.md); priced at the fp32
+      // GEMM's rate, a q4_k prefill on the int8 GEMM was predicted 2x too slow.
       double values_per_s = 0, slowest_marginal = 0;
-      for (const auto& entry : r.chip->measured) {  // not a structured binding: clang 14 cannot capture one
-        const std::string& key = entry.first;
-        const double v = entry.second;
-        const std::string pre = "gemm_", pack_suffix = "_pack_bytes_per_s", marg_suffix = "_marginal_flops_per_s";
-        if (key.rfind(pre, 0) != 0 || !(v > 0)) continue;
-        auto format_of = [&](const std::string& suffix) -> std::string {
-          if (key.size() <= pre.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) return "";
-          return key.substr(pre.size(), key.size() - pre.size() - suffix.size());
-        };
-        if (const std::string f = format_of(pack_suffix); !f.empty()) {
+      const bool op_integer = is_integer_quantized(format_family(op.weight_format));
+      for (bool same_kind : {true, false}) {
+        for (const auto& entry : r.chip->measured) {  // not a structured binding: clang 14 cannot capture one
+          const std::string& key = entry.first;
+          const double v = entry.second;
+          const std::string pre = "gemm_", pack_suffix = "_pack_bytes_per_s", marg_suffix = "_marginal_flops_per_s";
+          if (key.rfind(pre, 0) != 0 || !(v > 0)) continue;
+          auto format_of = [&](const std::string& suffix) -> std::string {
+            if (key.size() <= pre.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) return "";
+            const std::string f = key.substr(pre.size(), key.size() - pre.size() - suffix.size());
+            return f == "f32" ? "fp32" : f == "f16" ? "fp16" : f;
+          };
+          const std::string pack_format = format_of(pack_suffix), marg_format = format_of(marg_suffix);
+          const std::string& f = pack_format.empty() ? marg_format : pack_format;
+          if (f.empty()) continue;
           const auto names = format_names();  // a calibration file's key naming no known format is passed over
-          const std::string name = f == "f32" ? "fp32" : f == "f16" ? "fp16" : f;
-          if (std::find(names.begin(), names.end(), name) == names.end()) continue;
-          const double per_value = find_format(name).bytes_per_value();
-          values_per_s = values_per_s > 0 ? std::min(values_per_s, v / per_value) : v / per_value;
+          if (std::find(names.begin(), names.end(), f) == names.end()) continue;
+          if (same_kind && is_integer_quantized(format_family(f)) != op_integer) continue;
+          if (!pack_format.empty()) {
+            const double per_value = find_format(f).bytes_per_value();
+            values_per_s = values_per_s > 0 ? std::min(values_per_s, v / per_value) : v / per_value;
+          } else {
+            slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, v) : v;
+          }
         }
-        if (!format_of(marg_suffix).empty()) slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, v) : v;
+        if (values_per_s > 0 && slowest_marginal > 0) break;  // else: any measured format
+        values_per_s = slowest_marginal = 0;
       }
       if (values_per_s > 0 && slowest_marginal > 0 && get("gemm_" + k + "_flops_per_s") <= 0) {  // its own rate first
         if (bound) *bound = "compute";

@@ -108,7 +108,7 @@ TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and 
   CHECK(ttft_with - ttft_without == Approx(605e-6).epsilon(1e-6));
 }
 
-TEST_CASE("a format with no GEMM calibration of its own borrows the slowest measured rates, not the peak", "[speed]") {
+TEST_CASE("a format with no GEMM calibration of its own borrows the slowest measured rates of its kind, not the peak", "[speed]") {
   ModelSpec m = test::smollm2_135m();
   m.hidden = 1024;  // widths q4_k's 256-value blocks divide, so bytes / bytes-per-value = weights exactly
   m.heads = 16;
@@ -117,10 +117,13 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
   m.ffn = 2048;
   m.layers = 2;
   ChipSpec c = cpu_with_width_rates();
-  c.measured["gemm_f32_pack_bytes_per_s"] = 20e9;   // 5e9 weights/s (4 B each): the slowest in weights/s
-  c.measured["gemm_f32_marginal_flops_per_s"] = 70e9;  // the slowest marginal rate
-  c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;   // 9.6e9 weights/s (0.625 B each)
+  // Integer formats share one GEMM (int8 on VNNI CPUs), float formats another: each borrows from its own kind.
+  c.measured["gemm_f32_pack_bytes_per_s"] = 40e9;      // 10e9 weights/s (4 B each)
+  c.measured["gemm_f32_marginal_flops_per_s"] = 70e9;  // the slowest marginal rate overall
+  c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;      // 9.6e9 weights/s (0.625 B each)
   c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
+  c.measured["gemm_q8_0_pack_bytes_per_s"] = 5e9;      // 4.706e9 weights/s (1.0625 B each): the slowest overall
+  c.measured["gemm_q8_0_marginal_flops_per_s"] = 75e9;
   auto ttft = [&](const std::string& ffn_format) {
     PrecisionPlan plan;
     plan.weights = "q4_1";
@@ -133,10 +136,18 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
     return speed(m, c, plan, o).points.at(0).ttft_s;
   };
   // Only the FFN differs. Its V = 3 x 2048 x 1024 x 2 layers weights, F = 2 V x 64 tokens FLOPs:
-  // q4_1 (its own pair): 0.625 V / 6e9 + F / 80e9; q4_k (borrowed): V / 5e9 + F / 70e9.
-  const double V = 3.0 * 2048 * 1024 * 2, F = 2 * V * 64;
-  CHECK(ttft("q4_k") - ttft("q4_1") == Approx((V / 5e9 + F / 70e9) - (0.625 * V / 6e9 + F / 80e9)).epsilon(1e-6));
+  // q4_1 (its own pair): 0.625 V / 6e9 + F / 80e9; q4_k (borrowed from q4_1 and q8_0, the integer formats):
+  // V / 4.706e9 + F / 75e9; fp16 (borrowed from f32, the float format): V / 10e9 + F / 70e9.
+  const double V = 3.0 * 2048 * 1024 * 2, F = 2 * V * 64, own = 0.625 * V / 6e9 + F / 80e9;
+  CHECK(ttft("q4_k") - ttft("q4_1") == Approx((V / (5e9 / 1.0625) + F / 75e9) - own).epsilon(1e-6));
+  CHECK(ttft("fp16") - ttft("q4_1") == Approx((V / 10e9 + F / 70e9) - own).epsilon(1e-6));
   // A format with its own plain n = 128 rate (its pair rejected as noise) keeps that rate: nothing is borrowed.
   c.measured["gemm_q4_k_flops_per_s"] = 50e9;
-  CHECK(ttft("q4_k") - ttft("q4_1") == Approx(F / 50e9 - (0.625 * V / 6e9 + F / 80e9)).epsilon(1e-6));
+  CHECK(ttft("q4_k") - ttft("q4_1") == Approx(F / 50e9 - own).epsilon(1e-6));
+  // With no measured format of its kind, a format borrows from every measured one: q4_k then takes f32's pair,
+  // as fp16 does.
+  for (const char* k : {"gemm_q4_1_pack_bytes_per_s", "gemm_q4_1_marginal_flops_per_s", "gemm_q8_0_pack_bytes_per_s",
+                        "gemm_q8_0_marginal_flops_per_s", "gemm_q4_k_flops_per_s"})
+    c.measured.erase(k);
+  CHECK(ttft("q4_k") == Approx(ttft("fp16")).epsilon(1e-9));
 }
