@@ -33,6 +33,11 @@ struct KernelTable {
   // and multiplies integers (AVX-512 VNNI); nullptr: none. Their results carry that rounding, not
   // gemm_operand_rounding.
   bool (*gemm_uses_q8)(WeightFormat f) = nullptr;
+  // The int8 GEMM on X already quantized (xq[i]: token i, like quantize_q8; sum16: for q6_k's 16-value sub-blocks,
+  // (n, k / 16) values d_a x the sum of each 16 quants, else unused): gemm() quantizes X once, split over the
+  // pool, instead of every worker quantizing all of it in gemm_cols.
+  void (*gemm_cols_q8)(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y,
+                       int64_t j0, int64_t j1) = nullptr;
   // Relative rounding of gemm_cols' operands: 0 when X and W enter the products in fp32; 2^-8 when both are
   // rounded to bf16 (2^-9 each). The error bound of a product sum is then this times sum |x w|, plus fp32's.
   // Formats gemm_uses_q8 names round X to int8 instead (and W not at all).

@@ -11,6 +11,7 @@
 #include "kernels/cpu/batch_rows.h"
 #include "kernels/cpu/checks.h"
 #include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/q8_activations.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace rooftop::kernels {
@@ -41,6 +42,27 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
   const int64_t per = t.gemm_cols_per_task, tasks = (W.m + per - 1) / per;
   const float* xp = X.data();
   float* yp = Y.data();
+  if (t.gemm_cols_q8 && t.gemm_uses_q8(W.format)) {
+    // The int8 GEMM: X quantized once, its tokens split over the pool, then the columns.
+    thread_local std::vector<Q8Activations> xq_buffer;
+    thread_local std::vector<float> sum16_buffer;
+    std::vector<Q8Activations>& xq = xq_buffer;
+    std::vector<float>& sum16 = sum16_buffer;
+    if (int64_t(xq.size()) < n) xq.resize(size_t(n));
+    const bool sixteen = W.format == WeightFormat::q6_k;
+    if (sixteen) sum16.resize(size_t(n * W.k / 16));
+    pool.parallel_for(n, [&](int64_t i0, int64_t i1, int) {
+      for (int64_t i = i0; i < i1; ++i) {
+        xq[size_t(i)].resize(W.k);
+        t.quantize_q8(xp + i * W.k, W.k, xq[size_t(i)]);
+        if (sixteen) sums_of_16(xq[size_t(i)], W.k, sum16.data() + i * W.k / 16);
+      }
+    });
+    pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
+      t.gemm_cols_q8(W, xq.data(), sum16.data(), n, yp, b * per, std::min(W.m, e * per));
+    });
+    return;
+  }
   pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
     t.gemm_cols(W, xp, n, yp, b * per, std::min(W.m, e * per));
   });

@@ -596,35 +596,15 @@ struct FreeU8 {
   void operator()(uint8_t* p) const { std::free(p); }
 };
 
-// The int8 GEMM for the formats gemm_q8_format names; the others go to `Other` (fp32 or bf16 operands).
-template <void (*Other)(const WeightView&, const float*, int64_t, float*, int64_t, int64_t)>
-void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
-  if (!gemm_q8_format(W.format)) return Other(W, X, n, Y, j0, j1);
+// The int8 GEMM on quantized X (KernelTable::gemm_cols_q8), for the formats gemm_q8_format names.
+void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y,
+                       int64_t j0, int64_t j1) {
   const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k);
   const int sub = q8_subblocks(W.format);
   const int64_t pbytes = q8_panel_block(sub);
   constexpr int64_t panels_max = kGemmMB / kGemmNR;
   thread_local std::unique_ptr<uint8_t, FreeU8> packed_buf(
       static_cast<uint8_t*>(std::aligned_alloc(64, size_t(panels_max * (kQ8KC / 32) * q8_panel_block(2)))));
-  thread_local std::vector<Q8Activations> xq;
-  thread_local std::vector<float> half_sums;  // sub-blocks of 16: d_a x the sum of each half's q_a, (n, k / 16)
-  // X quantized once per call, as the GEMV quantizes it (each worker its own copy: n x k bytes).
-  if (int64_t(xq.size()) < n) xq.resize(size_t(n));
-  for (int64_t i = 0; i < n; ++i) {
-    xq[size_t(i)].resize(k);
-    quantize_q8_simd(X + i * k, k, xq[size_t(i)]);
-  }
-  if (sub == 2) {
-    half_sums.resize(size_t(n * k / 16));
-    for (int64_t i = 0; i < n; ++i) {
-      const Q8Activations& a = xq[size_t(i)];
-      for (int64_t h = 0; h < k / 16; ++h) {
-        int32_t sum = 0;
-        for (int v = 0; v < 16; ++v) sum += a.q[size_t(16 * h + v)];
-        half_sums[size_t(i * k / 16 + h)] = a.d[size_t(h / 2)] * float(sum);
-      }
-    }
-  }
   uint8_t* packed = packed_buf.get();
   for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
     const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kGemmNR - 1) / kGemmNR;
@@ -646,10 +626,10 @@ void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int6
         const int8_t* xqp[kQ8MR];
         const float *xdp[kQ8MR], *xsp[kQ8MR];
         for (int r = 0; r < mr; ++r) {
-          const Q8Activations& a = xq[size_t(i0 + r)];
+          const Q8Activations& a = xq[i0 + r];
           xqp[r] = a.q.data() + kc0;
           xdp[r] = a.d.data() + kc0 / 32;
-          xsp[r] = sub == 2 ? half_sums.data() + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
+          xsp[r] = sub == 2 ? sum16 + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
         }
         for (int64_t p = 0; p < panels; ++p) {
           const int nr = int(std::min<int64_t>(kGemmNR, jn - p * kGemmNR));
@@ -663,6 +643,25 @@ void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int6
   }
 }
 
+// gemm_cols for the tables with the int8 GEMM: the formats gemm_q8_format names quantize X here (a direct call;
+// gemm() quantizes once and calls gemm_cols_q8), the others go to `Other` (fp32 or bf16 operands).
+template <void (*Other)(const WeightView&, const float*, int64_t, float*, int64_t, int64_t)>
+void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  if (!gemm_q8_format(W.format)) return Other(W, X, n, Y, j0, j1);
+  thread_local std::vector<Q8Activations> xq;
+  thread_local std::vector<float> sum16;
+  if (int64_t(xq.size()) < n) xq.resize(size_t(n));
+  for (int64_t i = 0; i < n; ++i) {
+    xq[size_t(i)].resize(W.k);
+    quantize_q8_simd(X + i * W.k, W.k, xq[size_t(i)]);
+  }
+  if (q8_subblocks(W.format) == 2) {
+    sum16.resize(size_t(n * W.k / 16));
+    for (int64_t i = 0; i < n; ++i) sums_of_16(xq[size_t(i)], W.k, sum16.data() + i * W.k / 16);
+  }
+  gemm_cols_q8_core(W, xq.data(), sum16.data(), n, Y, j0, j1);
+}
+
 }  // namespace
 
 KernelTable make_avx512_kernels() {
@@ -670,6 +669,7 @@ KernelTable make_avx512_kernels() {
   t.q4_reads_qt16 = true;  // row_q4_multi_t16<1>: ~1.5x the pair kernel's q4_1 GEMV speed
   t.gemm_cols = gemm_cols_q8<gemm_cols_simd>;
   t.gemm_uses_q8 = gemm_q8_format;
+  t.gemm_cols_q8 = gemm_cols_q8_core;
   return t;
 }
 

@@ -142,6 +142,14 @@ float row_q6_k(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
 
 }  // namespace
 
+void sums_of_16(const Q8Activations& xq, int64_t k, float* out) {
+  for (int64_t h = 0; h < k / 16; ++h) {
+    int32_t sum = 0;
+    for (int v = 0; v < 16; ++v) sum += xq.q[size_t(16 * h + v)];
+    out[h] = xq.d[size_t(h / 2)] * float(sum);
+  }
+}
+
 void interleave_q8_blocks16(Q8Activations& xq) {
   const int64_t nb = int64_t(xq.q.size()) / 32, groups = (nb + 15) / 16;
   xq.qt16.resize(size_t(groups * 512));

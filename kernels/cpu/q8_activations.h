@@ -35,6 +35,10 @@ bool gemv_uses_q8_activations(WeightFormat f);
 // Scalar quantizer: x (k), k % 32 == 0. The SIMD quantizers produce identical q, d and sum_scaled.
 void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out);
 
+// out (k / 16) = xq.d of the block x the sum of each 16 quants of xq: the offsets of formats with 16-value
+// sub-blocks (q6_k) in the int8 GEMM.
+void sums_of_16(const Q8Activations& xq, int64_t k, float* out);
+
 // Fills xq.qt16 from xq.q: ceil(k / 512) groups of 16 blocks, the last one zero-padded.
 void interleave_q8_blocks16(Q8Activations& xq);
 
