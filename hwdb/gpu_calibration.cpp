@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "base/files.h"
 #include "hwdb/json_fields.h"
 

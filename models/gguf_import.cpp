@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "analyzer/params.h"
 #include "analyzer/formats.h"
 #include "engine/ggml_types.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cupti_dram.h"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu.h"
 #include "kernels/cuda/select_device.h"

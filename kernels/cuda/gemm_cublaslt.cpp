@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 
 namespace rooftop::cuda {

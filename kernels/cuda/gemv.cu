@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/fp8_e4m3.h"

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/gpu.h"
 
 namespace rooftop::gpu {

@@ -1,5 +1,5 @@
 // The GPU API in a build without the CUDA toolkit: no devices, and calibrate / validate say why.
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/gpu.h"
 
 namespace rooftop::gpu {

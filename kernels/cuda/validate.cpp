@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/device_buffer.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "analyzer/errors.h"
+#include "base/errors.h"
 #include "kernels/cuda/gpu.h"
 
 namespace rooftop::gpu {
