@@ -49,14 +49,9 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
     std::vector<Q8Activations>& xq = xq_buffer;
     std::vector<float>& sum16 = sum16_buffer;
     if (int64_t(xq.size()) < n) xq.resize(size_t(n));
-    const bool sixteen = W.format == WeightFormat::q6_k;
-    if (sixteen) sum16.resize(size_t(n * W.k / 16));
+    if (int8_gemm_sums16(W.format)) sum16.resize(size_t(n * W.k / 16));
     pool.parallel_for(n, [&](int64_t i0, int64_t i1, int) {
-      for (int64_t i = i0; i < i1; ++i) {
-        xq[size_t(i)].resize(W.k);
-        t.quantize_q8(xp + i * W.k, W.k, xq[size_t(i)]);
-        if (sixteen) sums_of_16(xq[size_t(i)], W.k, sum16.data() + i * W.k / 16);
-      }
+      quantize_tokens_for_int8_gemm(t.quantize_q8, W.format, xp, i0, i1, W.k, xq.data(), sum16.data());
     });
     pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
       t.gemm_cols_q8(W, xq.data(), sum16.data(), n, yp, b * per, std::min(W.m, e * per));

@@ -436,7 +436,7 @@ bool gemm_q8_format(WeightFormat f) {
   }
 }
 
-int q8_subblocks(WeightFormat f) { return f == WeightFormat::q6_k ? 2 : 1; }
+int q8_subblocks(WeightFormat f) { return int8_gemm_sums16(f) ? 2 : 1; }
 
 // Row values [kc0, kc0 + kc) (kc0, kc multiples of the format's block) into panel lane `lane`.
 void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, uint8_t* panel, int lane) {
@@ -451,27 +451,31 @@ void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, 
     sc[lane] = s1;
     sc[32 + lane] = s2;
   };
+  auto whole = [&](int64_t b, __m256i q, float s1, float s2) {  // a block with one sub-block
+    put(b, q);
+    scales(b, 0, s1, s2);
+  };
   const int64_t nb = kc / 32;
   const __m256i mask = _mm256_set1_epi8(0x0F);
   switch (f) {
     case WeightFormat::q4_0: {
       const auto* b = reinterpret_cast<const BlockQ4_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_nibbles(b[i].qs)), scales(i, 0, h2f(b[i].d), 8 * h2f(b[i].d));
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), 8 * h2f(b[i].d));
       return;
     }
     case WeightFormat::q4_1: {
       const auto* b = reinterpret_cast<const BlockQ4_1*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_nibbles(b[i].qs)), scales(i, 0, h2f(b[i].d), -h2f(b[i].m));
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), -h2f(b[i].m));
       return;
     }
     case WeightFormat::q5_0: {
       const auto* b = reinterpret_cast<const BlockQ5_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_q5(b[i])), scales(i, 0, h2f(b[i].d), 16 * h2f(b[i].d));
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), 16 * h2f(b[i].d));
       return;
     }
     case WeightFormat::q5_1: {
       const auto* b = reinterpret_cast<const BlockQ5_1*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) put(i, unpack_q5(b[i])), scales(i, 0, h2f(b[i].d), -h2f(b[i].m));
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), -h2f(b[i].m));
       return;
     }
     case WeightFormat::q8_0: {
@@ -501,8 +505,8 @@ void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, 
           uint8_t sc0, m0, sc1, m1;
           q4k_scale_min(sc, 2 * c, sc0, m0);
           q4k_scale_min(sc, 2 * c + 1, sc1, m1);
-          put(8 * s + 2 * c, lo), scales(8 * s + 2 * c, 0, d * float(sc0), dmin * float(m0));
-          put(8 * s + 2 * c + 1, hi), scales(8 * s + 2 * c + 1, 0, d * float(sc1), dmin * float(m1));
+          whole(8 * s + 2 * c, lo, d * float(sc0), dmin * float(m0));
+          whole(8 * s + 2 * c + 1, hi, d * float(sc1), dmin * float(m1));
         }
       }
       return;
@@ -651,14 +655,8 @@ void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int6
   thread_local std::vector<Q8Activations> xq;
   thread_local std::vector<float> sum16;
   if (int64_t(xq.size()) < n) xq.resize(size_t(n));
-  for (int64_t i = 0; i < n; ++i) {
-    xq[size_t(i)].resize(W.k);
-    quantize_q8_simd(X + i * W.k, W.k, xq[size_t(i)]);
-  }
-  if (q8_subblocks(W.format) == 2) {
-    sum16.resize(size_t(n * W.k / 16));
-    for (int64_t i = 0; i < n; ++i) sums_of_16(xq[size_t(i)], W.k, sum16.data() + i * W.k / 16);
-  }
+  if (int8_gemm_sums16(W.format)) sum16.resize(size_t(n * W.k / 16));
+  quantize_tokens_for_int8_gemm(quantize_q8_simd, W.format, X, 0, n, W.k, xq.data(), sum16.data());
   gemm_cols_q8_core(W, xq.data(), sum16.data(), n, Y, j0, j1);
 }
 

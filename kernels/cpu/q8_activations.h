@@ -38,6 +38,20 @@ void quantize_activations_q8_ref(std::span<const float> x, Q8Activations& out);
 // out (k / 16) = xq.d of the block x the sum of each 16 quants of xq: the offsets of formats with 16-value
 // sub-blocks (q6_k) in the int8 GEMM.
 void sums_of_16(const Q8Activations& xq, int64_t k, float* out);
+// The formats whose int8 GEMM needs those sums (16-value sub-blocks).
+inline bool int8_gemm_sums16(WeightFormat f) { return f == WeightFormat::q6_k; }
+
+// Tokens [i0, i1) of X (rows of k) quantized for the int8 GEMM of format f with `quantize` (a table's quantize_q8):
+// xq[i] and, where f needs them, sum16 (n, k / 16). xq and sum16 are sized by the caller.
+inline void quantize_tokens_for_int8_gemm(void (*quantize)(const float*, int64_t, Q8Activations&), WeightFormat f,
+                                          const float* X, int64_t i0, int64_t i1, int64_t k, Q8Activations* xq,
+                                          float* sum16) {
+  for (int64_t i = i0; i < i1; ++i) {
+    xq[i].resize(k);
+    quantize(X + i * k, k, xq[i]);
+    if (int8_gemm_sums16(f)) sums_of_16(xq[i], k, sum16 + i * k / 16);
+  }
+}
 
 // Fills xq.qt16 from xq.q: ceil(k / 512) groups of 16 blocks, the last one zero-padded.
 void interleave_q8_blocks16(Q8Activations& xq);
