@@ -51,13 +51,54 @@ double kv_elements_per_token_layer(const ModelSpec& m) {
 
 double kv_bytes_per_token(const ModelSpec& m, const NumberFormat& kv) {
   // Seed 000: 2 x 30 layers x 3 KV heads x 64 = 11,520 numbers per token; 46,080 bytes in fp32.
-  return static_cast<double>(m.layers) * kv_elements_per_token_layer(m) * kv.bytes_per_value();
+  return static_cast<double>(attention_layers(m)) * kv_elements_per_token_layer(m) * kv.bytes_per_value();
+}
+
+namespace {
+// A state layer's SSM state values and the channels its convolution runs over (it keeps the last
+// conv_kernel - 1 inputs of each).
+struct StateShape {
+  double ssm_values = 0, conv_channels = 0;
+};
+StateShape state_shape(const StateSpec& s) {
+  auto v = [](int64_t a, int64_t b, int64_t c) { return static_cast<double>(a) * static_cast<double>(b) * static_cast<double>(c); };
+  switch (s.kind) {
+    case StateKind::mamba: return {v(s.inner, s.state_dim, 1), static_cast<double>(s.inner)};
+    case StateKind::mamba2: return {v(s.heads, s.head_dim, s.state_dim), static_cast<double>(s.inner + 2 * s.groups * s.state_dim)};
+    case StateKind::gated_deltanet:
+      return {v(s.heads, s.key_head_dim, s.head_dim), static_cast<double>(2 * s.key_heads * s.key_head_dim + s.heads * s.head_dim)};
+  }
+  return {};
+}
+}  // namespace
+
+double state_values_per_layer(const StateSpec& s) {
+  const StateShape sh = state_shape(s);
+  return sh.ssm_values + static_cast<double>(s.conv_kernel - 1) * sh.conv_channels;
+}
+
+double state_bytes_per_layer(const StateSpec& s) {
+  const StateShape sh = state_shape(s);
+  return sh.ssm_values * (s.ssm_state_fp32 ? 4.0 : 2.0) + static_cast<double>(s.conv_kernel - 1) * sh.conv_channels * 2.0;
+}
+
+double state_bytes_per_sequence(const ModelSpec& m) {
+  if (!m.state) return 0;
+  return static_cast<double>(m.state->layers) * state_bytes_per_layer(*m.state);
+}
+
+double state_flops_per_token_layer(const StateSpec& s) {
+  // Per SSM state value and token: Mamba decays it, adds dt x B x x and takes C . h (about 6 FLOPs);
+  // gated DeltaNet decays it, takes S^T k, adds the rank-1 delta update and takes S^T q (about 8).
+  // The convolution: one multiply-add per tap per channel.
+  const StateShape sh = state_shape(s);
+  return (s.kind == StateKind::gated_deltanet ? 8.0 : 6.0) * sh.ssm_values + 2.0 * static_cast<double>(s.conv_kernel) * sh.conv_channels;
 }
 
 double kv_bytes(const ModelSpec& m, const NumberFormat& kv, int64_t context, int64_t batch) {
   const int64_t windowed = m.sliding_window > 0 ? m.sliding_window_layers : 0;
   const double held_windowed = static_cast<double>(std::min(context, m.sliding_window > 0 ? m.sliding_window : context));
-  const double token_layers = static_cast<double>(m.layers - windowed) * static_cast<double>(context) +
+  const double token_layers = static_cast<double>(attention_layers(m) - windowed) * static_cast<double>(context) +
                               static_cast<double>(windowed) * held_windowed;
   return token_layers * kv_elements_per_token_layer(m) * kv.bytes_per_value() * static_cast<double>(batch);
 }
@@ -97,6 +138,7 @@ namespace {
 struct DeviceShare {
   double weights_fraction;  // of all weights, per device
   double kv_fraction;       // of the whole KV cache, per device
+  double state_fraction;    // of the recurrent state, per device (its heads split by tp, its layers by pp)
 };
 
 DeviceShare device_share(const ModelSpec& m, int64_t tp, int64_t pp) {
@@ -112,6 +154,7 @@ DeviceShare device_share(const ModelSpec& m, int64_t tp, int64_t pp) {
   }
   const double layers_per_stage = std::ceil(static_cast<double>(m.layers) / static_cast<double>(pp));
   s.kv_fraction = kv_tp * layers_per_stage / static_cast<double>(m.layers);
+  s.state_fraction = layers_per_stage / static_cast<double>(m.layers) / static_cast<double>(tp);
   return s;
 }
 
@@ -150,6 +193,7 @@ FitResult fit(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, 
   const NumberFormat& kvf = p.kv_format();
   if (!kvf.kv_cache) throw InputError("--kv-precision " + p.kv + " is not a KV cache format; use fp16, bf16, fp8, int8, q8_0 or fp32");
   r.kv_bytes_per_token = kv_bytes_per_token(m, kvf);
+  r.state_bytes_per_sequence = state_bytes_per_sequence(m);
   // The context at which one sequence's KV passes the weights (sliding windows applied): KV grows
   // monotonically with context, so bisect; without windows this is weights / KV per token.
   {
@@ -179,13 +223,15 @@ FitResult fit(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, 
   const DeviceShare share = device_share(m, o.tp, o.pp);
   auto total_per_device = [&](int64_t batch, int64_t context) {
     return r.weights.total * share.weights_fraction + kv_bytes(m, kvf, context, batch) * share.kv_fraction +
-           activations(batch, context) / static_cast<double>(o.tp) + r.overhead_bytes;
+           r.state_bytes_per_sequence * static_cast<double>(batch) * share.state_fraction + activations(batch, context) / static_cast<double>(o.tp) + r.overhead_bytes;
   };
 
   r.kv_bytes = kv_bytes(m, kvf, o.context, o.batch);
   r.activation_bytes = activations(o.batch, o.context);
   r.weights_bytes_per_device = r.weights.total * share.weights_fraction;
   r.kv_bytes_per_device = r.kv_bytes * share.kv_fraction;
+  r.state_bytes = r.state_bytes_per_sequence * static_cast<double>(o.batch);
+  r.state_bytes_per_device = r.state_bytes * share.state_fraction;
   r.total_bytes = total_per_device(o.batch, o.context);
   r.memory_bytes = chip.memory_bytes;
   r.capacity_bytes = chip.memory_bytes * r.usable_fraction;
@@ -220,7 +266,14 @@ FitResult fit(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, 
   }
   if (m.sliding_window > 0 && m.sliding_window_layers > 0)
     r.assumptions.push_back(std::to_string(m.sliding_window_layers) + " of " + std::to_string(m.layers) +
-                            " layers keep only a " + std::to_string(m.sliding_window) + "-token window of KV");
+                            " layers keep only a " + std::to_string(m.sliding_window) + "-token " +
+                            (m.chunked_window ? "chunk" : "window") + " of KV");
+  if (m.state)
+    r.assumptions.push_back(std::to_string(m.state->layers) + " of " + std::to_string(m.layers) + " layers are " +
+                            state_kind_name(m.state->kind) + " layers" + (m.state->parallel ? " beside attention" : "") +
+                            ": a fixed recurrent state per sequence (SSM state in " + std::string (m.state->ssm_state_fp32 ? "fp32" : "16 bits") +
+                            ", convolution history in 16 bits), no KV; " + std::to_string(attention_layers(m)) +
+                            " layers keep KV");
   if (o.tp > 1 || o.pp > 1)
     r.assumptions.push_back("weights split evenly over " + std::to_string(r.devices) + " devices; KV heads split by tp" +
                             std::string(m.mla ? " (MLA latent replicated on each tp rank)" : "") + ", layers by pp");

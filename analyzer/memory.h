@@ -38,13 +38,23 @@ struct WeightBytes {
 WeightBytes weight_bytes(const ModelSpec& m, const PrecisionPlan& p);
 WeightBytes weight_bytes(const std::vector<TensorGroup>& groups, const PrecisionPlan& p);  // groups of tensor_groups(m)
 
-// KV bytes one token adds to the cache over all layers, with every layer's full attention:
+// KV bytes one token adds to the cache over all attention layers, with every layer's full attention:
 // 2 x layers x kv_heads x head_dim x bytes (MLA: layers x (kv_lora_rank + rope dims) x bytes).
 double kv_bytes_per_token(const ModelSpec& m, const NumberFormat& kv);
 // KV bytes for `batch` sequences of `context` tokens; sliding-window layers hold at most the window.
 double kv_bytes(const ModelSpec& m, const NumberFormat& kv, int64_t context, int64_t batch);
 // Memory-side KV dims for one layer of one token (elements): 2 x kv_heads x head_dim, or MLA latent.
 double kv_elements_per_token_layer(const ModelSpec& m);
+// Recurrent state of the state-space / linear-attention layers (hybrid models): one fixed-size state per
+// sequence, whatever the context. Values per layer: the SSM state (mamba: inner x state_dim; mamba2:
+// heads x head_dim x state_dim; gated DeltaNet: heads x key_head_dim x head_dim) plus the convolution's
+// last conv_kernel - 1 inputs. Both in 16 bits (vLLM's default "auto": the model's dtype), the SSM state
+// in fp32 where the model says so (StateSpec::ssm_state_fp32: Nemotron-H).
+double state_values_per_layer(const StateSpec& s);
+double state_bytes_per_layer(const StateSpec& s);
+double state_bytes_per_sequence(const ModelSpec& m);  // all state layers; 0 without them
+// FLOPs of the recurrence itself per token per state layer (the projections are counted as weights).
+double state_flops_per_token_layer(const StateSpec& s);
 // Activation bytes live at once: `tokens` in flight through one layer, plus the batch's fp32 logits.
 double activation_bytes(const ModelSpec& m, int64_t tokens_in_flight, int64_t batch, double bytes_per_value);
 
@@ -69,10 +79,12 @@ struct FitResult {
   WeightBytes weights;
   double kv_bytes_per_token = 0;     // all layers, at kv_precision
   double kv_bytes = 0;               // context x batch (windows applied)
+  double state_bytes_per_sequence = 0;  // hybrid models' recurrent state, fixed per sequence
+  double state_bytes = 0;            // x batch
   double activation_bytes = 0;
   double overhead_bytes = 0;
   // Per device (equal to the whole when tp = pp = 1).
-  double weights_bytes_per_device = 0, kv_bytes_per_device = 0, total_bytes = 0;  // total = per device
+  double weights_bytes_per_device = 0, kv_bytes_per_device = 0, state_bytes_per_device = 0, total_bytes = 0;  // total = per device
   double memory_bytes = 0;           // chip's memory
   double usable_fraction = 1;
   double capacity_bytes = 0;         // memory x usable fraction

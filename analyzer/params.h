@@ -41,6 +41,12 @@ struct ParamCounts {
 
 ParamCounts count_params(const ModelSpec& m);
 
+// Layer counts of hybrid models (every layer for a plain transformer); see ModelSpec's layer fields.
+int64_t attention_layers(const ModelSpec& m);  // layers with attention, hence a KV cache
+int64_t ffn_layers(const ModelSpec& m);        // layers with an FFN, dense or MoE
+int64_t dense_ffn_layers(const ModelSpec& m);  // of those, dense
+int64_t moe_layers(const ModelSpec& m);        // of those, experts
+
 // Check a spec for impossible values (zero layers, heads not divisible by kv heads ...): InputError.
 void validate_model(const ModelSpec& m);
 // Every dimension within base/limits.h (InputError otherwise); validate_model calls it first. Importers

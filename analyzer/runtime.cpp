@@ -187,7 +187,7 @@ void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t 
     p.collective_bytes += static_cast<double>(pp - 1) * hidden_bytes;
   }
   if (ep > 1 && m.moe) {
-    const double moe_layers = static_cast<double>(m.layers - m.moe->dense_layers);
+    const double moe_layers = static_cast<double>(rooftop::moe_layers(m));
     const double routed = hidden_bytes * static_cast<double>(m.moe->active_experts) * static_cast<double>(ep - 1) /
                           static_cast<double>(ep);
     p.collectives += 2.0 * moe_layers;

@@ -54,6 +54,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
   const auto groups = tensor_groups(m);
   const double T = static_cast<double>(s.seqs * s.new_tokens);  // tokens in this pass
   const double L = static_cast<double>(m.layers);
+  const double A = static_cast<double>(attention_layers(m));  // layers with attention (all but hybrids' state layers)
   const double d = static_cast<double>(m.hidden);
   const double a = act_bytes_per_value;
   const WeightBytes stored = weight_bytes(groups, p);  // every class's bytes, as stored (formats or a file's table)
@@ -78,7 +79,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     o.widths = group_widths(groups, cls_is(ParamClass::attention));
     const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
                               : static_cast<double>(m.heads * m.head_dim);
-    o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.)
+    o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.; state layers alike)
     o.count = L;
     w.ops.push_back(o);
   }
@@ -91,30 +92,41 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     const double heads = static_cast<double>(m.heads);
     const int64_t windowed = m.sliding_window > 0 ? m.sliding_window_layers : 0;
     const double kv_token_layer = kv_elements_per_token_layer(m) * p.kv_format().bytes_per_value();
-    // Keys each new token attends to: context_before + i + 1 (causal), capped at the window.
+    // Keys each new token attends to: context_before + i + 1 (causal), capped at the window; a chunked
+    // window sees only its own chunk's earlier tokens.
+    auto seen = [&](int64_t tokens, int64_t cap) {
+      return cap <= 0 ? tokens : (m.chunked_window ? (tokens - 1) % cap + 1 : std::min(tokens, cap));
+    };
     auto pairs = [&](int64_t cap) {
       double sum = 0;
       const int64_t n = s.new_tokens, c0 = s.context_before;
       if (cap <= 0) {  // closed form: sum_{i=1..n} (c0 + i)
         sum = static_cast<double>(n) * static_cast<double>(c0) + static_cast<double>(n) * static_cast<double>(n + 1) / 2.0;
       } else {
-        for (int64_t i = 1; i <= n; ++i) sum += static_cast<double>(std::min<int64_t>(c0 + i, cap));
+        for (int64_t i = 1; i <= n; ++i) sum += static_cast<double>(seen(c0 + i, cap));
       }
       return sum;
     };
-    auto held = [&](int64_t cap) {
-      const int64_t all = s.context_before + s.new_tokens;
-      return static_cast<double>(cap > 0 ? std::min(all, cap) : all);
-    };
-    const double global_layers = L - static_cast<double>(windowed);
+    auto held = [&](int64_t cap) { return static_cast<double>(seen(s.context_before + s.new_tokens, cap)); };
+    const double global_layers = A - static_cast<double>(windowed);
     const double w_layers = static_cast<double>(windowed);
     const double seqs = static_cast<double>(s.seqs);
     const double pair_sum = global_layers * pairs(0) + w_layers * pairs(m.sliding_window);
     o.flops = seqs * pair_sum * heads * 2.0 * (qk_dim + v_dim);
     // Every sequence reads its own cache once per pass (FlashAttention keeps tiles on chip).
     o.kv_read_bytes = seqs * (global_layers * held(0) + w_layers * held(m.sliding_window)) * kv_token_layer;
-    o.kv_write_bytes = T * L * kv_token_layer;
-    o.count = L;
+    o.kv_write_bytes = T * A * kv_token_layer;
+    o.count = A;
+    w.ops.push_back(o);
+  }
+  // Recurrent state layers (hybrid models): each sequence reads and writes its fixed state once per pass
+  // (a prefill scans its tokens with the state on chip), and every token runs the recurrence.
+  if (m.state) {
+    OpCost o{"state", "attention", m.state->ssm_state_fp32 ? "fp32" : "bf16"};
+    const double n = static_cast<double>(m.state->layers);
+    o.flops = T * n * state_flops_per_token_layer(*m.state);
+    o.kv_read_bytes = o.kv_write_bytes = static_cast<double>(s.seqs) * state_bytes_per_sequence(m);
+    o.count = n;
     w.ops.push_back(o);
   }
   // Dense FFN layers.
@@ -125,7 +137,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       o.flops = 2.0 * params * T;
       o.weight_bytes = stored.of(ParamClass::dense_ffn);
       o.widths = group_widths(groups, cls_is(ParamClass::dense_ffn));
-      const double dense_layers = m.moe ? static_cast<double>(m.moe->dense_layers) : L;
+      const double dense_layers = static_cast<double>(dense_ffn_layers(m));
       o.act_bytes = dense_layers * T * (2.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;
       o.count = dense_layers;
       w.ops.push_back(o);
@@ -134,7 +146,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
   // MoE: router, shared experts, and the routed experts that this pass's tokens touch.
   if (m.moe) {
     const auto& e = *m.moe;
-    const double moe_layers = L - static_cast<double>(e.dense_layers);
+    const double moe_layers = static_cast<double>(rooftop::moe_layers(m));
     for (ParamClass c : {ParamClass::router, ParamClass::shared_experts}) {
       const double params = group_params(groups, cls_is(c));
       if (params <= 0) continue;

@@ -59,6 +59,12 @@ void register_model(CLI::App& app, Context& ctx) {
                                {"expert_ffn", m.moe->expert_ffn}, {"dense_layers", m.moe->dense_layers}};
         if (m.mla) j["mla"] = {{"kv_lora_rank", m.mla->kv_lora_rank}, {"q_lora_rank", m.mla->q_lora_rank},
                                {"qk_rope_head_dim", m.mla->qk_rope_head_dim}, {"qk_nope_head_dim", m.mla->qk_nope_head_dim}, {"v_head_dim", m.mla->v_head_dim}};
+        j["attention_layers"] = attention_layers(m);
+        if (m.sliding_window > 0)
+          j["window"] = {{"tokens", m.sliding_window}, {"layers", m.sliding_window_layers}, {"chunked", m.chunked_window}};
+        if (m.state)
+          j["state"] = {{"kind", state_kind_name(m.state->kind)}, {"layers", m.state->layers}, {"parallel", m.state->parallel},
+                        {"bytes_per_sequence", state_bytes_per_sequence(m)}};
         emit(ctx, *out, j.dump(2) + "\n");
         return kExitOk;
       }
@@ -71,6 +77,16 @@ void register_model(CLI::App& app, Context& ctx) {
       t.rows.push_back({"heads / KV heads / head dim", std::to_string(m.heads) + " / " + std::to_string(m.kv_heads) + " / " + std::to_string(m.head_dim)});
       t.rows.push_back({"FFN", std::to_string(m.ffn)});
       t.rows.push_back({"vocab", std::to_string(m.vocab)});
+      if (m.sliding_window > 0)
+        t.rows.push_back({m.chunked_window ? "chunked attention" : "sliding window",
+                          std::to_string(m.sliding_window) + " tokens on " + std::to_string(m.sliding_window_layers) + " of " +
+                              std::to_string(attention_layers(m)) + " attention layers"});
+      if (m.state) {
+        t.rows.push_back({"state layers", std::to_string(m.state->layers) + " " + state_kind_name(m.state->kind) +
+                                              (m.state->parallel ? " beside attention" : "") + "; " +
+                                              std::to_string(attention_layers(m)) + " attention layers"});
+        t.rows.push_back({"recurrent state per sequence", reports::bytes_exact(state_bytes_per_sequence(m)) + " (any context)"});
+      }
       if (m.moe) t.rows.push_back({"experts", std::to_string(m.moe->active_experts) + " of " + std::to_string(m.moe->experts) + " active, " +
                                                   std::to_string(m.moe->shared_experts) + " shared"});
       t.rows.push_back({"parameters", reports::count(p.total) + " (" + reports::grouped(static_cast<long long>(p.total)) + ")"});

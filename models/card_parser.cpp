@@ -109,11 +109,29 @@ ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
 
   MoeSpec moe;
   MlaSpec mla;
+  StateSpec state;
+  auto state_kind = [&c, &state](const std::string& k, const YAML::Node& n) {
+    const std::string v = n.IsScalar() ? n.Scalar() : "";
+    for (StateKind kind : {StateKind::mamba, StateKind::mamba2, StateKind::gated_deltanet})
+      if (v == state_kind_name(kind)) return void(state.kind = kind);
+    c.fail(k, "expected mamba, mamba2 or gated_deltanet, got " + node_text(n));
+  };
+  const std::map<std::string, Handler> state_keys = {
+      {"kind", state_kind},
+      {"layers", I(state.layers)},          {"parallel", B(state.parallel)},
+      {"inner", I(state.inner)},            {"heads", I(state.heads)},
+      {"head_dim", I(state.head_dim)},      {"key_heads", I(state.key_heads)},
+      {"key_head_dim", I(state.key_head_dim)}, {"state_dim", I(state.state_dim)},
+      {"groups", I(state.groups)},          {"conv_kernel", I(state.conv_kernel)},
+      {"dt_rank", I(state.dt_rank)},        {"conv_bias", B(state.conv_bias)},
+      {"proj_bias", B(state.proj_bias)},    {"gated_norm", B(state.gated_norm)},
+      {"ssm_state_fp32", B(state.ssm_state_fp32)},
+  };
   const std::map<std::string, Handler> moe_keys = {
       {"experts", I(moe.experts)},           {"active_experts", I(moe.active_experts)},
       {"shared_experts", I(moe.shared_experts)}, {"expert_ffn", I(moe.expert_ffn)},
       {"shared_expert_ffn", I(moe.shared_expert_ffn)}, {"dense_layers", I(moe.dense_layers)},
-      {"router_bias", B(moe.router_bias)},
+      {"router_bias", B(moe.router_bias)},   {"shared_expert_gate", B(moe.shared_expert_gate)},
   };
   const std::map<std::string, Handler> mla_keys = {
       {"kv_lora_rank", I(mla.kv_lora_rank)},         {"q_lora_rank", I(mla.q_lora_rank)},
@@ -145,6 +163,16 @@ ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
       {"mla", [&](const std::string& k, const YAML::Node& n) { walk_map(c, k, n, mla_keys); m.mla = mla; }},
       {"sliding_window", I(m.sliding_window)},
       {"sliding_window_layers", I(m.sliding_window_layers)},
+      {"chunked_window", B(m.chunked_window)},
+      {"attention_output_gate", B(m.attention_output_gate)},
+      {"state", [&](const std::string& k, const YAML::Node& n) {
+         walk_map(c, k, n, state_keys);
+         if (!n["kind"]) c.fail(k + ".kind", "missing (mamba, mamba2 or gated_deltanet)");
+         if (state.kind == StateKind::mamba2 && !n["inner"]) state.inner = state.heads * state.head_dim;
+         m.state = state;
+       }},
+      {"mixer_free_layers", I(m.mixer_free_layers)},
+      {"ffn_free_layers", I(m.ffn_free_layers)},
       {"max_context", I(m.max_context)},
       {"rope_theta", D(m.rope_theta)},
       {"published_params", OD(m.published_params)},
@@ -161,7 +189,7 @@ ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
     if (m.hidden % m.heads != 0) c.fail("head_dim", "missing and hidden is not a multiple of heads; give it");
     m.head_dim = m.hidden / m.heads;
   }
-  if (m.sliding_window > 0 && !root["sliding_window_layers"]) m.sliding_window_layers = m.layers;
+  if (m.sliding_window > 0 && !root["sliding_window_layers"]) m.sliding_window_layers = attention_layers(m);
   try {
     validate_model(m);
   } catch (const InputError& e) {

@@ -46,6 +46,22 @@ struct Config {
     if (!v.is_boolean()) fail(key, "must be true or false, got " + describe_json(v));
     return v.get<bool>();
   }
+  std::string text(const char* key) const {
+    if (!has(key) || !j.at(key).is_string()) fail(key, "must be a string, got " + (has(key) ? describe_json(j.at(key)) : "nothing"));
+    return j.at(key).get<std::string>();
+  }
+  // A list of whole numbers (mlp_only_layers, no_rope_layers); empty when absent.
+  std::vector<int64_t> integers(const char* key) const {
+    std::vector<int64_t> out;
+    if (!has(key)) return out;
+    const json& v = j.at(key);
+    if (!v.is_array()) fail(key, "must be a list of whole numbers");
+    for (const auto& e : v) {
+      if (!e.is_number_integer() || e.get<int64_t>() < 0) fail(key, "must be a list of whole numbers >= 0, got " + describe_json(e));
+      out.push_back(e.get<int64_t>());
+    }
+    return out;
+  }
   // How many entries of the string list `key` equal `value`; -1 when the list is absent.
   int64_t count_in_list(const char* key, const std::string& value) const {
     if (!has(key)) return -1;
@@ -60,8 +76,79 @@ struct Config {
   }
 };
 
-const std::vector<std::string> kSupported = {"llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "mixtral",
-                                             "gemma3_text", "gpt_oss", "deepseek_v3"};
+// The model types read, each as transformers defines it (configuration_<type>.py defaults, modeling_<type>.py
+// weights). Multimodal configs (gemma3, mistral3, llama4) are read through their text_config.
+const std::vector<std::string> kSupported = {
+    "llama",     "mistral", "mistral3", "qwen2",     "qwen3",   "qwen3_moe",  "qwen2_moe", "qwen3_next", "mixtral",
+    "gemma",     "gemma2",  "gemma3",   "gemma3_text", "phi3",  "phimoe",     "olmo2",     "granite",    "cohere",
+    "gpt_oss",   "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe", "llama4", "llama4_text", "nemotron_h", "jamba",
+    "falcon_h1"};
+
+std::string join_supported() {
+  std::string s;
+  for (const auto& t : kSupported) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+
+// Layers given by a per-layer rule: how many of `layers` satisfy it.
+template <class Pred>
+int64_t count_layers(int64_t layers, Pred pred) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers; ++i) n += pred(i) ? 1 : 0;
+  return n;
+}
+
+// Qwen-style MoE placement (qwen2_moe, qwen3_moe, qwen3_next): a layer has experts unless it is listed in
+// mlp_only_layers or (i + 1) is not a multiple of decoder_sparse_step; the others get a dense FFN.
+int64_t qwen_dense_layers(const Config& c, int64_t layers) {
+  const int64_t step = c.integer("decoder_sparse_step", 1);
+  if (step == 0) c.fail("decoder_sparse_step", "must be >= 1");
+  const std::vector<int64_t> only = c.integers("mlp_only_layers");
+  return count_layers(layers, [&](int64_t i) {
+    return std::find(only.begin(), only.end(), i) != only.end() || (i + 1) % step != 0;
+  });
+}
+
+// DeepSeek-style MLA and MoE (deepseek_v2, deepseek_v3, kimi_k2) and GLM-4.5's MoE: the first
+// first_k_dense_replace layers are dense (transformers ignores moe_layer_freq).
+MoeSpec deepseek_moe(const Config& c) {
+  MoeSpec e;
+  e.experts = c.integer("n_routed_experts");
+  e.active_experts = c.integer("num_experts_per_tok");
+  e.shared_experts = c.integer("n_shared_experts", 0);
+  e.expert_ffn = c.integer("moe_intermediate_size");
+  e.shared_expert_ffn = e.expert_ffn;
+  e.dense_layers = c.integer("first_k_dense_replace", 0);
+  return e;
+}
+
+// Python's json module writes Infinity, -Infinity and NaN (Nemotron-H's "time_step_limit": [0.0, Infinity]),
+// which JSON does not allow. Outside strings they become null; no key this importer reads takes them.
+std::string python_literals_to_null(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      out += ch;
+      if (ch == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view lit : {"-Infinity", "Infinity", "NaN"})
+      if (text.substr(i, lit.size()) == lit) {
+        out += "null";
+        i += lit.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += ch;
+  }
+  return out;
+}
 
 ModelSpec from_config(const Config& c) {
   const std::string& t = c.model_type;
@@ -70,6 +157,8 @@ ModelSpec from_config(const Config& c) {
   m.vocab = c.integer("vocab_size");
   m.hidden = c.integer("hidden_size");
   m.layers = c.integer("num_hidden_layers");
+  if (m.layers > limits::kLayers)  // before any loop over layers
+    c.fail("num_hidden_layers", "must be at most " + std::to_string(limits::kLayers) + ", got " + std::to_string(m.layers));
   m.heads = c.integer("num_attention_heads");
   m.kv_heads = c.integer("num_key_value_heads", m.heads);
   if (m.heads == 0) c.fail("num_attention_heads", "must be > 0");
@@ -78,12 +167,13 @@ ModelSpec from_config(const Config& c) {
                               ") when head_dim is not given");
   m.head_dim = c.integer("head_dim", m.hidden / m.heads);
   m.ffn = c.integer("intermediate_size", 0);
-  m.tied_embeddings = c.boolean("tie_word_embeddings", t == "gemma3_text");
-  m.attention_bias = c.boolean("attention_bias", t == "qwen2");
+  // Absent keys take their configuration class's default: Gemma and Cohere tie the LM head to the embeddings.
+  m.tied_embeddings = c.boolean("tie_word_embeddings", t == "gemma" || t == "gemma2" || t == "gemma3_text" || t == "cohere");
+  m.attention_bias = c.boolean("attention_bias", t == "qwen2" || t == "qwen2_moe");
   m.ffn_bias = c.boolean("mlp_bias", false);
   m.max_context = c.integer("max_position_embeddings", 0);
   m.rope_theta = c.number("rope_theta", 10000.0);
-  if (t == "qwen2") m.attention_bias = true;  // Qwen2 always has q/k/v biases; the key is absent
+  if (t == "qwen2" || t == "qwen2_moe") m.attention_bias = true;  // Qwen2 always has q/k/v biases; the key is absent
 
   // Sliding windows: `layer_types` when given, else the family's rule.
   const int64_t window = c.integer("sliding_window", 0);
@@ -94,7 +184,7 @@ ModelSpec from_config(const Config& c) {
   } else if (t == "mistral" || t == "mixtral") {
     m.sliding_window = window;
     m.sliding_window_layers = window > 0 ? m.layers : 0;
-  } else if ((t == "qwen2" || t == "qwen3" || t == "qwen3_moe") && c.boolean("use_sliding_window", false)) {
+  } else if ((t == "qwen2" || t == "qwen3" || t == "qwen3_moe" || t == "qwen2_moe") && c.boolean("use_sliding_window", false)) {
     m.sliding_window = window;  // layers from max_window_layers on use the window
     m.sliding_window_layers = window > 0 ? m.layers - std::min(m.layers, c.integer("max_window_layers", 0)) : 0;
   } else if (t == "gemma3_text") {
@@ -103,18 +193,45 @@ ModelSpec from_config(const Config& c) {
     m.sliding_window_layers = pattern > 0 ? m.layers - m.layers / pattern : 0;
   }
 
-  if (t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text") m.qk_norm = true;
-  if (t == "gemma3_text") m.norms_per_layer = 4;  // input, post-attention, pre-FFN, post-FFN
-  if (t == "qwen3_moe") {
+  if (t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text" || t == "qwen3_next") m.qk_norm = true;
+  if (t == "gemma3_text" || t == "gemma2") m.norms_per_layer = 4;  // input, post-attention, pre-FFN, post-FFN
+  if (t == "gemma" || t == "gemma2" || t == "gemma3_text") m.ffn_kind = FfnKind::swiglu;  // gated GELU: 3 matrices
+  if (t == "gemma2") {  // even layers slide, odd ones are global (Gemma2Config's layer_types rule)
+    m.sliding_window = sliding >= 0 ? m.sliding_window : window;
+    if (sliding < 0) m.sliding_window_layers = window > 0 ? (m.layers + 1) / 2 : 0;
+  }
+  if (t == "phi3" || t == "phimoe") {  // a given window applies to every layer, as mistral's
+    if (sliding < 0 && window > 0) m.sliding_window = window, m.sliding_window_layers = m.layers;
+  }
+  if (t == "olmo2") {
+    // q_norm and k_norm span the whole projection (heads x head_dim), not one head: counted per head here,
+    // 2 x head_dim instead of (heads + kv_heads) x head_dim per layer (0.003% of OLMo-2-7B).
+    m.qk_norm = true;
+    m.norms_per_layer = 2;  // post-attention and post-FFN (no pre-norms)
+  }
+  if (t == "cohere") {  // one LayerNorm (weight only) feeding attention and the FFN in parallel
+    m.norms_per_layer = 1;
+    m.qk_norm = c.boolean("use_qk_norm", false);
+  }
+  if (t == "phimoe") {
+    m.layernorm_bias = true;  // LayerNorm with weight and bias; q, k, v and o carry biases
+    m.attention_bias = c.boolean("attention_bias", true);
+    m.attention_out_bias = m.attention_bias;
+  }
+
+  if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next") {
     MoeSpec e;
     e.experts = c.integer("num_experts");
     e.active_experts = c.integer("num_experts_per_tok");
     e.expert_ffn = c.integer("moe_intermediate_size");
-    // mlp_only_layers (dense layers) and decoder_sparse_step > 1 are not modelled: they would not be leading layers.
-    if (c.integer("decoder_sparse_step", 1) != 1) c.fail("decoder_sparse_step", "other than 1 is not supported");
-    if (c.has("mlp_only_layers") && !c.j.at("mlp_only_layers").empty()) c.fail("mlp_only_layers", "must be empty (not supported)");
+    e.dense_layers = qwen_dense_layers(c, m.layers);
+    if (t != "qwen3_moe") {  // one shared expert with its own sigmoid gate
+      e.shared_expert_ffn = c.integer("shared_expert_intermediate_size");
+      e.shared_experts = e.shared_expert_ffn > 0 ? 1 : 0;
+      e.shared_expert_gate = e.shared_experts > 0;
+    }
     m.moe = e;
-  } else if (t == "mixtral") {
+  } else if (t == "mixtral" || t == "phimoe") {
     MoeSpec e;
     e.experts = c.integer("num_local_experts");
     e.active_experts = c.integer("num_experts_per_tok");
@@ -131,20 +248,13 @@ ModelSpec from_config(const Config& c) {
     m.attention_out_bias = m.attention_bias;
     m.ffn_bias = true;  // gate_up_proj_bias and down_proj_bias on every expert
     m.attention_sinks = true;
-  } else if (t == "deepseek_v3") {
-    MoeSpec e;
-    e.experts = c.integer("n_routed_experts");
-    e.active_experts = c.integer("num_experts_per_tok");
-    e.shared_experts = c.integer("n_shared_experts", 0);
-    e.expert_ffn = c.integer("moe_intermediate_size");
-    e.shared_expert_ffn = e.expert_ffn;
-    e.dense_layers = c.integer("first_k_dense_replace", 0);
+  } else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2") {
+    MoeSpec e = deepseek_moe(c);
     e.router_bias = c.has("topk_method") && c.j.at("topk_method") == "noaux_tc";  // e_score_correction_bias
-    if (c.integer("moe_layer_freq", 1) != 1) c.fail("moe_layer_freq", "other than 1 is not supported");
     m.moe = e;
     MlaSpec a;
     a.kv_lora_rank = c.integer("kv_lora_rank");
-    a.q_lora_rank = c.integer("q_lora_rank", 0);
+    a.q_lora_rank = c.integer("q_lora_rank", 0);  // null in DeepSeek-V2-Lite: queries projected directly
     a.qk_rope_head_dim = c.integer("qk_rope_head_dim");
     a.qk_nope_head_dim = c.integer("qk_nope_head_dim");
     a.v_head_dim = c.integer("v_head_dim");
@@ -152,8 +262,138 @@ ModelSpec from_config(const Config& c) {
     if (a.qk_nope_head_dim > limits::kHidden || a.qk_rope_head_dim > limits::kHidden)  // before their sum can wrap
       c.fail("qk_nope_head_dim", "and qk_rope_head_dim must be at most " + std::to_string(limits::kHidden));
     m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  } else if (t == "glm4_moe") {
+    // GLM-4.5: q, k, v biases, optional per-head q/k norms, a router with a correction bias. The checkpoint's
+    // next-token-prediction layer (num_nextn_predict_layers) is not a decoder layer and is left out, as
+    // transformers leaves it out when loading.
+    MoeSpec e = deepseek_moe(c);
+    e.router_bias = true;
+    m.moe = e;
+    m.attention_bias = c.boolean("attention_bias", true);
+    m.qk_norm = c.boolean("use_qk_norm", false);
+  } else if (t == "llama4_text") {
+    // Llama 4: experts every interleave_moe_layer_step-th layer (plus one shared expert), dense FFNs of
+    // intermediate_size_mlp elsewhere; RoPE layers use chunked attention, every 4th (NoPE) layer is global.
+    MoeSpec e;
+    e.experts = c.integer("num_local_experts");
+    e.active_experts = c.integer("num_experts_per_tok");
+    e.expert_ffn = c.integer("intermediate_size");
+    e.shared_experts = 1;
+    const int64_t step = c.integer("interleave_moe_layer_step", 1);
+    if (step == 0) c.fail("interleave_moe_layer_step", "must be >= 1");
+    const std::vector<int64_t> listed = c.integers("moe_layers");
+    const int64_t moe = c.has("moe_layers") ? static_cast<int64_t>(listed.size())
+                                            : count_layers(m.layers, [&](int64_t i) { return i % step == step - 1; });
+    e.dense_layers = m.layers - std::min(moe, m.layers);
+    m.ffn = e.dense_layers > 0 ? c.integer("intermediate_size_mlp") : c.integer("intermediate_size_mlp", 0);
+    m.moe = e;
+    const int64_t chunk = c.integer("attention_chunk_size", 0);
+    std::vector<int64_t> rope = c.integers("no_rope_layers");  // 1: RoPE with chunked attention; 0: NoPE, global
+    if (!c.has("no_rope_layers"))
+      for (int64_t i = 0; i < m.layers; ++i) rope.push_back((i + 1) % c.integer("no_rope_layer_interval", 4) != 0);
+    if (chunk > 0) {
+      m.sliding_window = chunk;
+      m.chunked_window = true;
+      m.sliding_window_layers = std::count(rope.begin(), rope.end(), 1);
+    }
   }
-  if (!m.moe || (m.moe->dense_layers > 0)) c.integer("intermediate_size");  // required for dense FFNs
+  if (t == "qwen3_next") {
+    // Gated DeltaNet on most layers, gated attention (q_proj doubled for the output gate) every
+    // full_attention_interval-th layer, unless layer_types lists them.
+    const int64_t listed = c.count_in_list("layer_types", "linear_attention");
+    const int64_t interval = c.integer("full_attention_interval", 4);
+    if (interval == 0) c.fail("full_attention_interval", "must be >= 1");
+    StateSpec st;
+    st.kind = StateKind::gated_deltanet;
+    st.layers = listed >= 0 ? listed : count_layers(m.layers, [&](int64_t i) { return (i + 1) % interval != 0; });
+    st.heads = c.integer("linear_num_value_heads");
+    st.head_dim = c.integer("linear_value_head_dim");
+    st.key_heads = c.integer("linear_num_key_heads");
+    st.key_head_dim = c.integer("linear_key_head_dim");
+    st.conv_kernel = c.integer("linear_conv_kernel_dim", 4);
+    st.inner = st.heads * st.head_dim;
+    st.conv_bias = false;
+    m.state = st;
+    m.attention_output_gate = true;
+  } else if (t == "nemotron_h") {
+    // One block per layer, named by hybrid_override_pattern: M Mamba-2, * attention, - MLP (E: experts,
+    // not read yet). Each block has one norm; the MLP is squared ReLU, up and down only.
+    const std::string pattern = c.text("hybrid_override_pattern");
+    for (char ch : pattern)
+      if (ch != 'M' && ch != '*' && ch != '-')
+        c.fail("hybrid_override_pattern", std::string("has the layer kind '") + ch +
+                                              "'; expected M (Mamba-2), * (attention) or - (MLP)");
+    const auto n_of = [&](char ch) { return static_cast<int64_t>(std::count(pattern.begin(), pattern.end(), ch)); };
+    m.layers = static_cast<int64_t>(pattern.size());
+    if (c.has("num_hidden_layers") && c.integer("num_hidden_layers") != m.layers)
+      c.fail("num_hidden_layers", "(" + std::to_string(c.integer("num_hidden_layers")) + ") differs from the " +
+                                      std::to_string(m.layers) + " layers of hybrid_override_pattern");
+    StateSpec st;
+    st.kind = StateKind::mamba2;
+    st.layers = n_of('M');
+    st.heads = c.integer("mamba_num_heads");
+    st.head_dim = c.integer("mamba_head_dim");
+    st.inner = st.heads * st.head_dim;
+    st.state_dim = c.integer("ssm_state_size");
+    st.groups = c.integer("n_groups", 1);
+    st.conv_kernel = c.integer("conv_kernel", 4);
+    st.conv_bias = c.boolean("use_conv_bias", true);
+    st.proj_bias = c.boolean("use_bias", false);
+    st.ssm_state_fp32 = true;  // vLLM's Nemotron-H default (mamba_ssm_cache_dtype float32)
+    m.state = st;
+    m.mixer_free_layers = n_of('-');
+    m.ffn_free_layers = n_of('M') + n_of('*');
+    m.ffn_kind = FfnKind::gelu;  // two matrices
+    m.norms_per_layer = 1;
+    if (c.has("attention_head_dim")) m.head_dim = c.integer("attention_head_dim");
+    m.attention_bias = m.attention_out_bias = c.boolean("attention_bias", false);
+  } else if (t == "jamba") {
+    // Mamba-1 layers except every attn_layer_period-th (from attn_layer_offset); experts every
+    // expert_layer_period-th layer (from expert_layer_offset), dense FFNs elsewhere.
+    const int64_t ap = c.integer("attn_layer_period", 8), ao = c.integer("attn_layer_offset", 4);
+    const int64_t ep = c.integer("expert_layer_period", 2), eo = c.integer("expert_layer_offset", 1);
+    if (ap == 0) c.fail("attn_layer_period", "must be >= 1");
+    if (ep == 0) c.fail("expert_layer_period", "must be >= 1");
+    StateSpec st;
+    st.kind = StateKind::mamba;
+    st.layers = count_layers(m.layers, [&](int64_t i) { return i % ap != ao; });
+    st.inner = c.integer("mamba_expand", 2) * m.hidden;
+    st.state_dim = c.integer("mamba_d_state", 16);
+    st.conv_kernel = c.integer("mamba_d_conv", 4);
+    st.dt_rank = c.has("mamba_dt_rank") && c.j.at("mamba_dt_rank").is_string() && c.j.at("mamba_dt_rank") == "auto"
+                     ? (m.hidden + 15) / 16
+                     : c.integer("mamba_dt_rank", (m.hidden + 15) / 16);
+    st.conv_bias = c.boolean("mamba_conv_bias", true);
+    st.proj_bias = c.boolean("mamba_proj_bias", false);
+    st.gated_norm = true;  // dt_layernorm, b_layernorm, c_layernorm
+    m.state = st;
+    MoeSpec e;
+    e.experts = c.integer("num_experts", 16);
+    e.active_experts = c.integer("num_experts_per_tok", 2);
+    e.expert_ffn = c.integer("intermediate_size");
+    e.dense_layers = count_layers(m.layers, [&](int64_t i) { return i % ep != eo; });
+    m.moe = e;
+  } else if (t == "falcon_h1") {
+    // Mamba-2 beside attention in every layer, then a SwiGLU FFN. The muP multipliers are buffers, not weights.
+    StateSpec st;
+    st.kind = StateKind::mamba2;
+    st.layers = m.layers;
+    st.parallel = true;
+    st.heads = c.integer("mamba_n_heads");
+    st.head_dim = c.integer("mamba_d_head");
+    st.inner = c.has("mamba_d_ssm") ? c.integer("mamba_d_ssm") : c.integer("mamba_expand", 2) * m.hidden;
+    st.state_dim = c.integer("mamba_d_state");
+    st.groups = c.integer("mamba_n_groups", 1);
+    st.conv_kernel = c.integer("mamba_d_conv", 4);
+    st.conv_bias = c.boolean("mamba_conv_bias", true);
+    st.proj_bias = c.boolean("mamba_proj_bias", false);
+    st.gated_norm = c.boolean("mamba_rms_norm", false);
+    m.state = st;
+  }
+  if (!m.moe || (m.moe->dense_layers > 0)) {  // required for dense FFNs
+    if (t == "llama4_text") c.integer("intermediate_size_mlp");
+    else m.ffn = c.integer("intermediate_size");
+  }
   return m;
 }
 }  // namespace
@@ -163,19 +403,25 @@ ModelSpec from_hf_config(const std::string& path) {
 }
 
 ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
-  json root = parse_json(text, path);
+  json root = parse_json(python_literals_to_null(text), path);
   if (!root.is_object()) throw InputError(path + ": expected a JSON object (a Hugging Face config.json)");
   if (!root.contains("model_type") || !root["model_type"].is_string())
-    throw InputError(path + ": key 'model_type' is missing; expected one of llama, mistral, qwen2, qwen3, qwen3_moe, "
-                            "mixtral, gemma3_text, gpt_oss, deepseek_v3");
+    throw InputError(path + ": key 'model_type' is missing; expected one of " + join_supported());
   std::string type = root["model_type"].get<std::string>();
   const json* obj = &root;
-  if (type == "gemma3" && root.contains("text_config") && root["text_config"].is_object()) {
-    obj = &root["text_config"];  // multimodal Gemma 3: the language model's own config
-    type = "gemma3_text";
+  // Multimodal configs (Gemma 3, Mistral 3, Llama 4): the language model's own config; the vision tower
+  // is not sized (the assumptions say so).
+  bool vision_excluded = false;
+  if ((type == "gemma3" || type == "mistral3" || type == "llama4") && root.contains("text_config") && root["text_config"].is_object()) {
+    obj = &root["text_config"];
+    const json& tt = (*obj)["model_type"];
+    type = tt.is_string() ? tt.get<std::string>() : (type == "gemma3" ? "gemma3_text" : type == "llama4" ? "llama4_text" : "mistral");
+    vision_excluded = root.contains("vision_config");
   }
+  if (type == "gemma3" || type == "mistral3" || type == "llama4")
+    throw InputError(path + ": key 'text_config' is missing; a " + type + " config holds its language model there");
   if (std::find(kSupported.begin(), kSupported.end(), type) == kSupported.end())
-    throw InputError(path + ": " + unknown_id_message("model_type", type, kSupported));
+    throw InputError(path + ": " + unknown_id_message("model_type", type, kSupported) + " (supported: " + join_supported() + ")");
 
   ModelSpec m = from_config(Config{*obj, path, type});
   // The id and name come from the folder holding config.json (e.g. .../Llama-3.1-8B/config.json).
@@ -186,6 +432,7 @@ ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
   m.id = name;
   std::transform(m.id.begin(), m.id.end(), m.id.begin(), [](unsigned char ch) { return std::tolower(ch); });
   m.source = path;
+  if (vision_excluded) m.name += " (text model; vision tower not sized)";
   try {
     validate_model(m);
   } catch (const InputError& e) {

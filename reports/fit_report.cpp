@@ -31,10 +31,13 @@ nlohmann::json fit_json(const FitResult& r, const ChipSpec& chip) {
   j["weights_bytes_by_class"] = by_class;
   j["kv_bytes_per_token"] = r.kv_bytes_per_token;
   j["kv_bytes"] = r.kv_bytes;
+  j["state_bytes_per_sequence"] = r.state_bytes_per_sequence;
+  j["state_bytes"] = r.state_bytes;
   j["activation_bytes"] = r.activation_bytes;
   j["overhead_bytes"] = r.overhead_bytes;
   j["weights_bytes_per_device"] = r.weights_bytes_per_device;
   j["kv_bytes_per_device"] = r.kv_bytes_per_device;
+  j["state_bytes_per_device"] = r.state_bytes_per_device;
   j["total_bytes"] = r.total_bytes;
   j["memory_bytes"] = r.memory_bytes;
   j["usable_fraction"] = r.usable_fraction;
@@ -63,11 +66,15 @@ std::vector<Table> fit_tables(const FitResult& r, const ChipSpec& chip, bool exp
   row("weights", bytes(r.weights.total), r.precision + (explain ? " (" + bytes_exact(r.weights.total) + ")" : ""));
   row("KV per token", kib(r.kv_bytes_per_token), bytes_exact(r.kv_bytes_per_token) + " at " + r.kv_precision);
   row("KV cache", bytes(r.kv_bytes), grouped(r.context) + " tokens x " + grouped(r.batch) + " sequences");
+  if (r.state_bytes_per_sequence > 0)
+    row("recurrent state", bytes(r.state_bytes), bytes(r.state_bytes_per_sequence) + " per sequence, any context, x " +
+                                                     grouped(r.batch) + " sequences");
   row("activations", bytes(r.activation_bytes), "estimate (see assumptions)");
   row("overhead", bytes(r.overhead_bytes), "runtime");
   if (r.devices > 1) {
     row("weights" + per_dev, bytes(r.weights_bytes_per_device), "tp " + std::to_string(r.tp) + " x pp " + std::to_string(r.pp));
     row("KV" + per_dev, bytes(r.kv_bytes_per_device), "");
+    if (r.state_bytes_per_sequence > 0) row("state" + per_dev, bytes(r.state_bytes_per_device), "");
   }
   row("total" + per_dev, bytes(r.total_bytes), "");
   row("capacity" + per_dev, bytes(r.capacity_bytes), bytes(r.memory_bytes) + " x " + sig(r.usable_fraction) + " usable (" +
@@ -90,7 +97,9 @@ std::vector<Table> fit_tables(const FitResult& r, const ChipSpec& chip, bool exp
       e.rows.push_back({param_class_name(static_cast<ParamClass>(c)), bytes_exact(b), sig(100.0 * b / r.weights.total) + "%"});
     }
     e.footnotes.push_back("KV per token = 2 x layers x kv_heads x head_dim x bytes (MLA: layers x (kv_lora_rank + rope dims) x bytes)");
-    e.footnotes.push_back("total = weights / devices + KV x share + activations + overhead; fits when total <= capacity");
+    if (r.state_bytes_per_sequence > 0)
+      e.footnotes.push_back("recurrent state per sequence = state layers x (SSM state + (conv kernel - 1) x conv channels) x 4 bytes");
+    e.footnotes.push_back("total = weights / devices + (KV + state) x share + activations + overhead; fits when total <= capacity");
     out.push_back(e);
   }
   return out;

@@ -30,6 +30,7 @@ std::string memory_chart(const ReportData& d) {
                 {"KV cache", f.kv_bytes_per_device, kOrange},
                 {"activations", f.activation_bytes, kGreen},
                 {"overhead", f.overhead_bytes, kPurple}};
+  if (f.state_bytes_per_device > 0) c.segments.insert(c.segments.begin() + 2, {"recurrent state", f.state_bytes_per_device, kRed});
   c.capacity = f.capacity_bytes;
   c.capacity_label = "usable " + bytes(f.capacity_bytes) + " of " + bytes(f.memory_bytes);
   c.total_memory = f.memory_bytes;
@@ -148,7 +149,7 @@ std::string batch_cost_chart(const ReportData& d) {
 std::string kv_chart(const ReportData& d) {
   const auto& f = d.fit;
   svg::LineChart c;
-  c.title = "KV cache against context: " + d.model.id + " (KV " + f.kv_precision + ") on " + d.chip.id;
+  c.title = std::string(f.state_bytes_per_sequence > 0 ? "KV cache and recurrent state" : "KV cache") + " against context: " + d.model.id + " (KV " + f.kv_precision + ") on " + d.chip.id;
   c.width_px = kChartWidthPx;
   c.height_px = kChartHeightPx;
   c.x = {"context (tokens per sequence)", true, {}, {}};
@@ -174,6 +175,10 @@ std::string kv_chart(const ReportData& d) {
   }
   c.series = {one};
   if (f.batch > 1) c.series.push_back(many);
+  if (f.state_bytes_per_sequence > 0) {  // hybrid models: the recurrent state does not grow with the context
+    c.series.push_back({"recurrent state, batch " + grouped(f.batch), kGreen, {}, true, false, true});
+    c.series.back().points = {{128, f.state_bytes}, {one.points.back().x, f.state_bytes}};
+  }
   c.series.push_back({"weights", kBlue, {}, true, false});
   c.series.back().points = {{128, f.weights_bytes_per_device}, {one.points.back().x, f.weights_bytes_per_device}};
   c.refs.push_back({false, f.capacity_bytes, "usable memory " + bytes(f.capacity_bytes), kPurple});

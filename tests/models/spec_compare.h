@@ -43,6 +43,31 @@ inline std::string architecture_diff(const ModelSpec& a, const ModelSpec& b, boo
     f("moe.dense_layers", a.moe->dense_layers, b.moe->dense_layers);
     f("moe.router_bias", a.moe->router_bias, b.moe->router_bias);
   }
+  f("chunked_window", a.chunked_window, b.chunked_window);
+  f("attention_output_gate", a.attention_output_gate, b.attention_output_gate);
+  f("mixer_free_layers", a.mixer_free_layers, b.mixer_free_layers);
+  f("ffn_free_layers", a.ffn_free_layers, b.ffn_free_layers);
+  if (a.moe && b.moe) f("moe.shared_expert_gate", a.moe->shared_expert_gate, b.moe->shared_expert_gate);
+  f("state", a.state.has_value(), b.state.has_value());
+  if (a.state && b.state) {
+    const StateSpec &x = *a.state, &y = *b.state;
+    f("state.kind", static_cast<int>(x.kind), static_cast<int>(y.kind));
+    f("state.layers", x.layers, y.layers);
+    f("state.parallel", x.parallel, y.parallel);
+    f("state.inner", x.inner, y.inner);
+    f("state.heads", x.heads, y.heads);
+    f("state.head_dim", x.head_dim, y.head_dim);
+    f("state.key_heads", x.key_heads, y.key_heads);
+    f("state.key_head_dim", x.key_head_dim, y.key_head_dim);
+    f("state.state_dim", x.state_dim, y.state_dim);
+    f("state.groups", x.groups, y.groups);
+    f("state.conv_kernel", x.conv_kernel, y.conv_kernel);
+    f("state.dt_rank", x.dt_rank, y.dt_rank);
+    f("state.conv_bias", x.conv_bias, y.conv_bias);
+    f("state.proj_bias", x.proj_bias, y.proj_bias);
+    f("state.gated_norm", x.gated_norm, y.gated_norm);
+    f("state.ssm_state_fp32", x.ssm_state_fp32, y.ssm_state_fp32);
+  }
   f("mla", a.mla.has_value(), b.mla.has_value());
   if (a.mla && b.mla) {
     f("mla.kv_lora_rank", a.mla->kv_lora_rank, b.mla->kv_lora_rank);

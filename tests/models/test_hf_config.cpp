@@ -1,10 +1,13 @@
 // HF config.json import: committed sample configs give the same architecture as the cards; bad configs name file and key.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "analyzer/errors.h"
+#include "analyzer/formats.h"
+#include "analyzer/memory.h"
 #include "analyzer/params.h"
 #include "models/models.h"
 #include "tests/models/spec_compare.h"
@@ -27,7 +30,8 @@ std::string write_temp(const std::string& name, const std::string& text) {
 TEST_CASE("each committed config.json imports to its card's architecture", "[models][hf]") {
   const auto db = models::load();
   for (const char* id : {"smollm2-135m", "qwen2.5-0.5b", "mistral-7b", "mixtral-8x7b", "gpt-oss-120b", "deepseek-v3",
-                         "qwen3-30b-a3b", "gemma-3-270m"}) {
+                         "qwen3-30b-a3b", "gemma-3-270m", "gemma-2-9b", "phi-4", "qwen2-57b-a14b", "kimi-k2-instruct",
+                         "deepseek-r1", "qwen3-next-80b-a3b", "nemotron-h-56b", "llama-4-scout", "llama-4-maverick"}) {
     INFO(id);
     const ModelSpec imported = models::from_hf_config(data(std::string(id) + "/config.json"));
     const ModelSpec* card = db.find(id);
@@ -58,5 +62,153 @@ TEST_CASE("bad config.json files give one line naming the file and the key", "[m
   CHECK_THROWS_WITH(models::from_hf_config(unknown), Contains("unknown model_type 'lama'; closest: llama"));
 
   CHECK_THROWS_AS(models::from_hf_config("/no/such/dir/config.json"), InputError);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-hf");
+}
+
+TEST_CASE("published totals of the new model types, from their own config.json", "[models][hf][params]") {
+  // Where tests/models/data/SOURCES.md found each config, and each published figure as printed.
+  struct Case {
+    const char* dir;
+    double published;  // as printed
+    double unit;       // the printed figure's last digit: exact counts 1, "56B" 1e9
+  };
+  const Case cases[] = {
+      {"gemma-2-9b", 9241705984.0, 1},        // safetensors index: 18,483,411,968 bytes of bf16
+      {"phi-4", 14659507200.0, 1},            // HF safetensors count (llmfit's copy of the HF API)
+      {"qwen2-57b-a14b", 57e9, 1e9},          // Qwen2 technical report: "57B-A14B"
+      {"kimi-k2-instruct", 1e12, 1e11},       // model card: "1 trillion total parameters"
+      {"deepseek-r1", 671e9, 1e9},            // NVIDIA NIM model card: "Total Parameters: 671 billion"
+      {"qwen3-next-80b-a3b", 80e9, 1e9},      // model card: "80B in total"
+      {"nemotron-h-56b", 56e9, 1e9},          // model card: "This model has 56B model parameters"
+  };
+  for (const auto& c : cases) {
+    INFO(c.dir);
+    const double derived = count_params(models::from_hf_config(data(std::string(c.dir) + "/config.json"))).total;
+    if (c.unit == 1) CHECK(derived == c.published);
+    else CHECK(std::abs(derived - c.published) <= 0.5 * c.unit);  // the figure is the derived one, rounded
+    CHECK(std::abs(derived - c.published) / c.published <= 0.03);
+  }
+  // Non-embedding totals where the card prints them: Qwen3-Next "(Non-Embedding): 79B".
+  const ModelSpec qn = models::from_hf_config(data("qwen3-next-80b-a3b/config.json"));
+  const auto p = count_params(qn);
+  CHECK(std::abs(p.total - p.of(ParamClass::embeddings) - p.of(ParamClass::lm_head) - 79e9) <= 0.5e9);
+  // Active: Qwen2-57B-A14B "A14B", Kimi K2 "32 billion activated".
+  CHECK(std::abs(count_params(models::from_hf_config(data("qwen2-57b-a14b/config.json"))).active - 14e9) <= 0.5e9);
+  CHECK(std::abs(count_params(models::from_hf_config(data("kimi-k2-instruct/config.json"))).active - 32e9) <= 1e9);
+}
+
+TEST_CASE("hybrid configs: layer kinds from the pattern, KV and state bytes worked by hand", "[models][hf][hybrid]") {
+  const ModelSpec nh = models::from_hf_config(data("nemotron-h-56b/config.json"));  // holds "Infinity"
+  REQUIRE(nh.state.has_value());
+  CHECK(nh.layers == 118);
+  CHECK(nh.state->layers == 54);   // 'M'
+  CHECK(attention_layers(nh) == 10);  // '*': "just ten Attention layers" (model card)
+  CHECK(ffn_layers(nh) == 54);     // '-'
+  // KV: 10 layers x 2 x 8 KV heads x 128 x 2 bytes.
+  CHECK(kv_bytes_per_token(nh, find_format("bf16")) == 40960.0);
+  // State: 54 x (256 heads x 64 x 256 state x 4 bytes (fp32) + 3 x (16384 + 2 x 8 x 256) x 2 bytes).
+  CHECK(state_bytes_per_sequence(nh) == 54.0 * (16777216.0 + 122880.0));
+  // One Mamba-2 layer: in_proj 8192 x (2 x 16384 + 2 x 8 x 256 + 256), conv 20480 x (4 + 1 bias),
+  // dt_bias + A_log + D 3 x 256, norm 16384, out_proj 16384 x 8192 = 438,424,320.
+  double mamba = 0;
+  for (const auto& g : tensor_groups(nh))
+    if (g.name.rfind("blk.*.ssm", 0) == 0) mamba += g.params();
+  CHECK(mamba == 54.0 * 438424320.0);
+
+  const ModelSpec qn = models::from_hf_config(data("qwen3-next-80b-a3b/config.json"));
+  REQUIRE(qn.state.has_value());
+  CHECK(qn.state->kind == StateKind::gated_deltanet);
+  CHECK(qn.state->layers == 36);   // full_attention_interval 4: layers 3, 7, ..., 47 attend
+  CHECK(attention_layers(qn) == 12);
+  CHECK(kv_bytes_per_token(qn, find_format("bf16")) == 12.0 * 2 * 2 * 256 * 2);  // 24,576
+  // 36 x (32 value heads x 128 x 128 x 2 bytes + 3 x (2 x 16 x 128 + 32 x 128) x 2 bytes).
+  CHECK(state_bytes_per_sequence(qn) == 36.0 * (1048576.0 + 49152.0));
+  // One Gated DeltaNet layer: qkvz 2048 x 12288, ba 2048 x 64, conv 8192 x 4, dt_bias + A_log 64, norm 128,
+  // out 4096 x 2048 = 33,718,464. One gated attention layer: q 2048 x 8192 (doubled), k and v 2048 x 512
+  // each, o 4096 x 2048, q/k norms 512 = 27,263,488.
+  double gdn = 0, attn = 0;
+  for (const auto& g : tensor_groups(qn)) {
+    if (g.name.rfind("blk.*.ssm", 0) == 0) gdn += g.params();
+    if (g.name.rfind("blk.*.attn", 0) == 0) attn += g.params();
+  }
+  CHECK(gdn == 36.0 * 33718464.0);
+  CHECK(attn == 12.0 * 27263488.0);
+}
+
+TEST_CASE("jamba and falcon_h1 configs size their Mamba layers as transformers builds them", "[models][hf][hybrid]") {
+  // JambaConfig's defaults, which its documentation gives as Jamba-v0.1's ("12B active parameters and an
+  // overall of 52B parameters across all experts").
+  const std::string jamba = write_temp("jamba", R"({"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096,
+      "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "num_experts": 16, "num_experts_per_tok": 2, "expert_layer_period": 2, "expert_layer_offset": 1,
+      "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2,
+      "mamba_dt_rank": "auto", "mamba_conv_bias": true, "mamba_proj_bias": false, "tie_word_embeddings": false})");
+  const ModelSpec j = models::from_hf_config(jamba);
+  CHECK(attention_layers(j) == 4);  // layers 4, 12, 20, 28
+  CHECK(moe_layers(j) == 16);       // the odd layers
+  const auto jp = count_params(j);
+  // One Mamba layer: in_proj 2 x 8192 x 4096, conv 8192 x 5, x_proj 288 x 8192, dt_proj 8192 x 256 + 8192,
+  // A_log 8192 x 16, D 8192, out_proj 4096 x 8192, dt/B/C norms 256 + 32 = 105,308,448.
+  double mamba = 0;
+  for (const auto& g : tensor_groups(j))
+    if (g.name.rfind("blk.*.ssm", 0) == 0) mamba += g.params();
+  CHECK(mamba == 28.0 * 105308448.0);
+  CHECK(std::abs(jp.total - 52e9) <= 0.5e9);
+  CHECK(std::abs(jp.active - 12e9) <= 0.5e9);
+  // KV 4 layers x 2 x 8 x 128 x 2 bytes; state 28 x (8192 x 16 + 3 x 8192) x 2 bytes.
+  CHECK(kv_bytes_per_token(j, find_format("bf16")) == 16384.0);
+  CHECK(state_bytes_per_sequence(j) == 28.0 * (131072.0 + 24576.0) * 2.0);
+
+  // Falcon-H1-7B's shapes (transformers docs table: 44 layers, 3072 wide, 12 heads / 2 KV of 128, 24 Mamba
+  // heads of 128, state 256): attention and Mamba-2 side by side in every layer.
+  const std::string falcon = write_temp("falcon", R"({"model_type": "falcon_h1", "vocab_size": 130048,
+      "hidden_size": 3072, "intermediate_size": 12288, "num_hidden_layers": 44, "num_attention_heads": 12,
+      "num_key_value_heads": 2, "head_dim": 128, "mamba_d_ssm": 3072, "mamba_n_heads": 24, "mamba_d_head": 128,
+      "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_rms_norm": true,
+      "ssm_multipliers": [1.0, 1.0, 1.0, 1.0, 1.0], "tie_word_embeddings": false})");
+  const ModelSpec f = models::from_hf_config(falcon);
+  CHECK(attention_layers(f) == 44);
+  CHECK(f.state->layers == 44);
+  double fm = 0, fa = 0;
+  for (const auto& g : tensor_groups(f)) {
+    if (g.name.rfind("blk.*.ssm", 0) == 0) fm += g.params();
+    if (g.name.rfind("blk.*.attn", 0) == 0) fa += g.params();
+  }
+  // Mamba-2: in_proj 3072 x (6144 + 512 + 24), conv 3584 x 5, 3 x 24, norm 3072, out_proj 3072 x 3072 = 29,979,208.
+  CHECK(fm == 44.0 * 29979208.0);
+  // Attention: q 3072 x 1536, k and v 3072 x 256 each, o 1536 x 3072 = 11,010,048.
+  CHECK(fa == 44.0 * 11010048.0);
+  CHECK(kv_bytes_per_token(f, find_format("bf16")) == 44.0 * 2 * 2 * 128 * 2);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-hf");
+}
+
+TEST_CASE("bad hybrid and nested configs give one line naming the key", "[models][hf][hybrid]") {
+  const std::string e = write_temp("moe-pattern", R"({"model_type": "nemotron_h", "vocab_size": 10, "hidden_size": 8,
+      "num_hidden_layers": 3, "num_attention_heads": 2, "intermediate_size": 16, "hybrid_override_pattern": "M*E",
+      "mamba_num_heads": 2, "mamba_head_dim": 4, "ssm_state_size": 4})");
+  CHECK_THROWS_WITH(models::from_hf_config(e), Contains("key 'hybrid_override_pattern' has the layer kind 'E'; expected M"));
+  const std::string n = write_temp("count", R"({"model_type": "nemotron_h", "vocab_size": 10, "hidden_size": 8,
+      "num_hidden_layers": 4, "num_attention_heads": 2, "intermediate_size": 16, "hybrid_override_pattern": "M*-",
+      "mamba_num_heads": 2, "mamba_head_dim": 4, "ssm_state_size": 4})");
+  CHECK_THROWS_WITH(models::from_hf_config(n), Contains("key 'num_hidden_layers' (4) differs from the 3 layers"));
+  const std::string only_state = write_temp("no-attention", R"({"model_type": "nemotron_h", "vocab_size": 10,
+      "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 16,
+      "hybrid_override_pattern": "M-", "mamba_num_heads": 2, "mamba_head_dim": 4, "ssm_state_size": 4})");
+  CHECK_THROWS_WITH(models::from_hf_config(only_state), Contains("a model without attention is not supported"));
+  const std::string nested = write_temp("nested", R"({"model_type": "llama4", "vision_config": {}})");
+  CHECK_THROWS_WITH(models::from_hf_config(nested), Contains("key 'text_config' is missing"));
+  const std::string rank = write_temp("rank", R"({"model_type": "jamba", "vocab_size": 10, "hidden_size": 8,
+      "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 16, "mamba_dt_rank": "fast"})");
+  CHECK_THROWS_WITH(models::from_hf_config(rank), Contains("key 'mamba_dt_rank' must be a whole number"));
+  const std::string huge = write_temp("huge", R"({"model_type": "jamba", "vocab_size": 10, "hidden_size": 8,
+      "num_hidden_layers": 9000000000000, "num_attention_heads": 2, "intermediate_size": 16})");
+  CHECK_THROWS_WITH(models::from_hf_config(huge), Contains("key 'num_hidden_layers' must be at most"));
+  const std::string gdn = write_temp("gdn", R"({"model_type": "qwen3_next", "vocab_size": 10, "hidden_size": 8,
+      "num_hidden_layers": 4, "num_attention_heads": 2, "num_experts": 4, "num_experts_per_tok": 1,
+      "moe_intermediate_size": 8, "shared_expert_intermediate_size": 8, "linear_num_value_heads": 2,
+      "linear_value_head_dim": 4, "linear_num_key_heads": 2})");
+  CHECK_THROWS_WITH(models::from_hf_config(gdn), Contains("key 'linear_key_head_dim' is missing"));
+  const std::string type = write_temp("type", R"({"model_type": "mamba2"})");
+  CHECK_THROWS_WITH(models::from_hf_config(type), Contains("supported: llama, mistral"));
   std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-hf");
 }
