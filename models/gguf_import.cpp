@@ -7,6 +7,7 @@
 #include <map>
 
 #include "base/errors.h"
+#include "base/limits.h"
 #include "analyzer/params.h"
 #include "analyzer/formats.h"
 #include "engine/ggml_types.h"
@@ -32,6 +33,18 @@ struct Header {
     if (!i || *i < 0) fail(key, "must be a whole number >= 0");
     return i;
   }
+  // A per-layer value: an array of `layers` whole numbers, or one number for every layer; empty when absent.
+  std::vector<int64_t> per_layer(const std::string& suffix, int64_t layers) const {
+    const std::string key = arch + "." + suffix;
+    const engine::GgufValue* v = f.find(key);
+    if (!v) return {};
+    if (v->type != engine::GgufType::array) return std::vector<int64_t>(static_cast<size_t>(layers), *opt(suffix));
+    if (static_cast<int64_t>(v->ints.size()) != layers)
+      fail(key, "has " + std::to_string(v->ints.size()) + " entries; expected one per layer (" + std::to_string(layers) + ")");
+    for (int64_t x : v->ints)
+      if (x < 0) fail(key, "must hold whole numbers >= 0");
+    return v->ints;
+  }
   int64_t need(const std::string& suffix) const {
     auto v = opt(suffix);
     if (!v) fail(arch + "." + suffix, "is missing");
@@ -45,6 +58,66 @@ struct Header {
     return false;
   }
 };
+
+// Hybrid models, from the tensors each block holds: a recurrent-state mixer (blk.N.ssm_conv1d), attention
+// (blk.N.attn_q / attn_qkv / attn_k / MLA's attn_kv_a_mqa) and an FFN (blk.N.ffn_up / ffn_down, dense or experts).
+// The state's shapes come from llama.cpp's ssm.* keys: conv_kernel, inner_size, state_size, group_count
+// (key heads for Gated DeltaNet) and time_step_rank (Mamba-2 / DeltaNet heads, Mamba's dt rank).
+void read_hybrid_layers(const Header& h, ModelSpec& m) {
+  auto block = [&](int64_t i, const char* suffix) { return h.tensor("blk." + std::to_string(i) + "." + suffix); };
+  int64_t state = 0, both = 0, neither = 0, no_ffn = 0;
+  for (int64_t i = 0; i < m.layers; ++i) {
+    const bool ssm = block(i, "ssm_conv1d.weight");
+    const bool attn = block(i, "attn_q.weight") || block(i, "attn_qkv.weight") || block(i, "attn_k.weight") ||
+                      block(i, "attn_kv_a_mqa.weight");
+    const bool ffn = block(i, "ffn_up.weight") || block(i, "ffn_down.weight") || block(i, "ffn_up_exps.weight") ||
+                     block(i, "ffn_down_exps.weight") || block(i, "ffn_gate_up_exps.weight");
+    state += ssm;
+    both += ssm && attn;
+    neither += !ssm && !attn;
+    no_ffn += !ffn;
+  }
+  if (state == 0) return;  // a plain transformer: every block attends (files without attention tensors included)
+  StateSpec s;
+  s.layers = state;
+  s.parallel = both == state;
+  if (both != 0 && both != state) h.fail(h.arch + ".block_count", "mixes parallel and alternating state layers (not supported)");
+  s.conv_kernel = h.need("ssm.conv_kernel");
+  s.inner = h.need("ssm.inner_size");
+  s.state_dim = h.need("ssm.state_size");
+  const int64_t rank = h.need("ssm.time_step_rank");
+  s.groups = std::max<int64_t>(1, h.opt("ssm.group_count").value_or(1));
+  s.ssm_state_fp32 = true;  // llama.cpp keeps its recurrent caches in f32 (its conv history too: here 16 bits)
+  s.gated_norm = h.tensor("blk.0.ssm_norm.weight") || h.any_block_has("ssm_norm.weight", m.layers);
+  s.conv_bias = h.any_block_has("ssm_conv1d.bias", m.layers);
+  if (h.any_block_has("ssm_ba.weight", m.layers) || h.any_block_has("ssm_beta.weight", m.layers)) {
+    s.kind = StateKind::gated_deltanet;
+    s.heads = rank;
+    s.key_heads = s.groups;
+    s.key_head_dim = s.state_dim;
+    s.state_dim = 0;
+  } else if (h.any_block_has("ssm_x.weight", m.layers)) {
+    s.kind = StateKind::mamba;
+    s.dt_rank = rank;
+  } else {
+    s.kind = StateKind::mamba2;
+    s.heads = rank;
+  }
+  if (s.kind != StateKind::mamba) {
+    if (s.heads == 0 || s.inner % s.heads != 0)
+      h.fail(h.arch + ".ssm.inner_size", "(" + std::to_string(s.inner) + ") must divide by ssm.time_step_rank (" + std::to_string(s.heads) + ")");
+    s.head_dim = s.inner / s.heads;
+  }
+  m.state = s;
+  m.mixer_free_layers = neither;
+  m.ffn_free_layers = no_ffn;
+  // Gated attention (Qwen3-Next, Qwen3.5): attn_q gives queries and a gate, twice heads x head_dim rows.
+  for (int64_t i = 0; i < m.layers; ++i)
+    if (const auto* q = h.f.find_tensor("blk." + std::to_string(i) + ".attn_q.weight"); q && q->dims.size() == 2) {
+      m.attention_output_gate = q->dims[1] == 2 * m.heads * m.head_dim;
+      break;
+    }
+}
 
 }  // namespace
 
@@ -60,14 +133,22 @@ ModelSpec from_gguf(const engine::GgufFile& f) {
   m.family = h.arch;
   m.layers = h.need("block_count");
   m.hidden = h.need("embedding_length");
-  m.heads = h.need("attention.head_count");
+  if (m.layers > limits::kLayers)  // before the per-layer lists
+    h.fail(h.arch + ".block_count", "must be at most " + std::to_string(limits::kLayers));
+  // Head counts and FFN widths may be per-layer lists (hybrids write 0 for layers without attention or
+  // FFN): the model's value is the widest layer's.
+  auto widest = [](const std::vector<int64_t>& v) { return v.empty() ? int64_t{0} : *std::max_element(v.begin(), v.end()); };
+  const std::vector<int64_t> heads = h.per_layer("attention.head_count", m.layers);
+  if (heads.empty()) h.fail(h.arch + ".attention.head_count", "is missing");
+  m.heads = widest(heads);
   if (m.heads == 0) h.fail(h.arch + ".attention.head_count", "must be > 0");
-  m.kv_heads = h.opt("attention.head_count_kv").value_or(m.heads);
+  const std::vector<int64_t> kv_heads = h.per_layer("attention.head_count_kv", m.layers);
+  m.kv_heads = kv_heads.empty() ? m.heads : widest(kv_heads);
   if (!h.opt("attention.key_length") && m.hidden % m.heads != 0)
     h.fail(h.arch + ".embedding_length", "(" + std::to_string(m.hidden) + ") must divide by the head count (" +
                                              std::to_string(m.heads) + ") when attention.key_length is not given");
   m.head_dim = h.opt("attention.key_length").value_or(m.hidden / m.heads);
-  m.ffn = h.opt("feed_forward_length").value_or(0);
+  m.ffn = widest(h.per_layer("feed_forward_length", m.layers));
   m.max_context = h.opt("context_length").value_or(0);
   m.rope_theta = f.get_float(h.arch + ".rope.freq_base").value_or(10000.0);
 
@@ -119,12 +200,14 @@ ModelSpec from_gguf(const engine::GgufFile& f) {
     m.mla = a;
   }
 
+  read_hybrid_layers(h, m);
+
   // Sliding windows: Gemma 3 makes every 6th layer global, gpt-oss alternates; others slide on all layers.
   if (const auto window = h.opt("attention.sliding_window"); window && *window > 0) {
     m.sliding_window = *window;
     if (h.arch == "gemma3") m.sliding_window_layers = m.layers - m.layers / 6;
     else if (h.arch == "gpt-oss") m.sliding_window_layers = (m.layers + 1) / 2;
-    else m.sliding_window_layers = m.layers;
+    else m.sliding_window_layers = attention_layers(m);
   }
 
   namespace fs = std::filesystem;
@@ -154,7 +237,7 @@ std::optional<ParamClass> tensor_class(const std::string& name) {
   if (has(name, "_shexp")) return ParamClass::shared_experts;
   if (has(name, "_exps")) return ParamClass::experts;
   if (has(name, ".ffn_gate_inp") || has(name, ".exp_probs_b")) return ParamClass::router;
-  if (has(name, ".attn_")) return ParamClass::attention;
+  if (has(name, ".attn_") || has(name, ".ssm_")) return ParamClass::attention;  // token mixers: attention and state layers
   if (has(name, ".ffn_")) return ParamClass::dense_ffn;
   return std::nullopt;
 }

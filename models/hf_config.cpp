@@ -79,9 +79,10 @@ struct Config {
 // The model types read, each as transformers defines it (configuration_<type>.py defaults, modeling_<type>.py
 // weights). Multimodal configs (gemma3, mistral3, llama4) are read through their text_config.
 const std::vector<std::string> kSupported = {
-    "llama",     "mistral", "mistral3", "qwen2",     "qwen3",   "qwen3_moe",  "qwen2_moe", "qwen3_next", "mixtral",
+    "llama",     "mistral", "mistral3", "qwen2",     "qwen3",   "qwen3_moe",  "qwen2_moe", "qwen3_next", "qwen3_5",
+    "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "mixtral",
     "gemma",     "gemma2",  "gemma3",   "gemma3_text", "phi3",  "phimoe",     "olmo2",     "granite",    "cohere",
-    "gpt_oss",   "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe", "llama4", "llama4_text", "nemotron_h", "jamba",
+    "gpt_oss",   "deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "glm4_moe", "llama4", "llama4_text", "nemotron_h", "jamba",
     "falcon_h1"};
 
 std::string join_supported() {
@@ -156,7 +157,8 @@ ModelSpec from_config(const Config& c) {
   m.family = t;
   m.vocab = c.integer("vocab_size");
   m.hidden = c.integer("hidden_size");
-  m.layers = c.integer("num_hidden_layers");
+  // Nemotron-H may give its layers only as a pattern (num_hidden_layers is deprecated there).
+  m.layers = t == "nemotron_h" && !c.has("num_hidden_layers") ? 0 : c.integer("num_hidden_layers");
   if (m.layers > limits::kLayers)  // before any loop over layers
     c.fail("num_hidden_layers", "must be at most " + std::to_string(limits::kLayers) + ", got " + std::to_string(m.layers));
   m.heads = c.integer("num_attention_heads");
@@ -173,6 +175,8 @@ ModelSpec from_config(const Config& c) {
   m.ffn_bias = c.boolean("mlp_bias", false);
   m.max_context = c.integer("max_position_embeddings", 0);
   m.rope_theta = c.number("rope_theta", 10000.0);
+  if (!c.has("rope_theta") && c.has("rope_parameters") && c.j.at("rope_parameters").is_object())  // newer configs
+    m.rope_theta = Config{c.j.at("rope_parameters"), c.file, c.model_type}.number("rope_theta", 10000.0);
   if (t == "qwen2" || t == "qwen2_moe") m.attention_bias = true;  // Qwen2 always has q/k/v biases; the key is absent
 
   // Sliding windows: `layer_types` when given, else the family's rule.
@@ -193,7 +197,8 @@ ModelSpec from_config(const Config& c) {
     m.sliding_window_layers = pattern > 0 ? m.layers - m.layers / pattern : 0;
   }
 
-  if (t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text" || t == "qwen3_next") m.qk_norm = true;
+  const bool gated_deltanet = t == "qwen3_next" || t == "qwen3_5_text" || t == "qwen3_5_moe_text";
+  if (t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text" || gated_deltanet) m.qk_norm = true;
   if (t == "gemma3_text" || t == "gemma2") m.norms_per_layer = 4;  // input, post-attention, pre-FFN, post-FFN
   if (t == "gemma" || t == "gemma2" || t == "gemma3_text") m.ffn_kind = FfnKind::swiglu;  // gated GELU: 3 matrices
   if (t == "gemma2") {  // even layers slide, odd ones are global (Gemma2Config's layer_types rule)
@@ -219,7 +224,7 @@ ModelSpec from_config(const Config& c) {
     m.attention_out_bias = m.attention_bias;
   }
 
-  if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next") {
+  if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next" || t == "qwen3_5_moe_text") {
     MoeSpec e;
     e.experts = c.integer("num_experts");
     e.active_experts = c.integer("num_experts_per_tok");
@@ -248,7 +253,7 @@ ModelSpec from_config(const Config& c) {
     m.attention_out_bias = m.attention_bias;
     m.ffn_bias = true;  // gate_up_proj_bias and down_proj_bias on every expert
     m.attention_sinks = true;
-  } else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2") {
+  } else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2") {  // kimi_k25: its text_config is kimi_k2
     MoeSpec e = deepseek_moe(c);
     e.router_bias = c.has("topk_method") && c.j.at("topk_method") == "noaux_tc";  // e_score_correction_bias
     m.moe = e;
@@ -297,9 +302,9 @@ ModelSpec from_config(const Config& c) {
       m.sliding_window_layers = std::count(rope.begin(), rope.end(), 1);
     }
   }
-  if (t == "qwen3_next") {
-    // Gated DeltaNet on most layers, gated attention (q_proj doubled for the output gate) every
-    // full_attention_interval-th layer, unless layer_types lists them.
+  if (gated_deltanet) {
+    // Qwen3-Next and Qwen3.5: Gated DeltaNet on most layers, gated attention (q_proj doubled for the output
+    // gate) every full_attention_interval-th layer, unless layer_types lists them.
     const int64_t listed = c.count_in_list("layer_types", "linear_attention");
     const int64_t interval = c.integer("full_attention_interval", 4);
     if (interval == 0) c.fail("full_attention_interval", "must be >= 1");
@@ -313,16 +318,34 @@ ModelSpec from_config(const Config& c) {
     st.conv_kernel = c.integer("linear_conv_kernel_dim", 4);
     st.inner = st.heads * st.head_dim;
     st.conv_bias = false;
+    st.ssm_state_fp32 = c.has("mamba_ssm_dtype") && c.text("mamba_ssm_dtype") == "float32";  // Qwen3.5 states it
     m.state = st;
-    m.attention_output_gate = true;
+    m.attention_output_gate = c.boolean("attn_output_gate", true);
   } else if (t == "nemotron_h") {
-    // One block per layer, named by hybrid_override_pattern: M Mamba-2, * attention, - MLP (E: experts,
-    // not read yet). Each block has one norm; the MLP is squared ReLU, up and down only.
-    const std::string pattern = c.text("hybrid_override_pattern");
+    // One block per layer, named by hybrid_override_pattern: M Mamba-2, * attention, - MLP, E experts
+    // (Nemotron 3). Each block has one norm; MLPs and experts are squared ReLU, up and down only.
+    std::string pattern;
+    if (c.has("hybrid_override_pattern") || !c.has("layers_block_type")) {
+      pattern = c.text("hybrid_override_pattern");
+    } else {  // newer configs: one name per layer
+      const json& kinds = c.j.at("layers_block_type");
+      if (!kinds.is_array()) c.fail("layers_block_type", "must be a list of layer kinds");
+      for (const auto& k : kinds) {
+        const std::string name = k.is_string() ? k.get<std::string>() : "";
+        const char ch = name == "mamba" ? 'M' : name == "attention" ? '*' : name == "mlp" ? '-' : name == "moe" ? 'E' : '?';
+        if (ch == '?') c.fail("layers_block_type", "has the layer kind " + describe_json(k) + "; expected mamba, attention, mlp or moe");
+        pattern += ch;
+      }
+    }
+    if (pattern.size() > static_cast<size_t>(limits::kLayers))
+      c.fail("hybrid_override_pattern", "has more than " + std::to_string(limits::kLayers) + " layers");
+    if (c.integer("moe_latent_size", 0) > 0)
+      c.fail("moe_latent_size", "is set: latent MoE (experts in a narrower latent space, Nemotron 3 Super/Ultra) is not "
+                                "supported yet; supported are experts on the hidden width");
     for (char ch : pattern)
-      if (ch != 'M' && ch != '*' && ch != '-')
+      if (ch != 'M' && ch != '*' && ch != '-' && ch != 'E')
         c.fail("hybrid_override_pattern", std::string("has the layer kind '") + ch +
-                                              "'; expected M (Mamba-2), * (attention) or - (MLP)");
+                                              "'; expected M (Mamba-2), * (attention), - (MLP) or E (experts)");
     const auto n_of = [&](char ch) { return static_cast<int64_t>(std::count(pattern.begin(), pattern.end(), ch)); };
     m.layers = static_cast<int64_t>(pattern.size());
     if (c.has("num_hidden_layers") && c.integer("num_hidden_layers") != m.layers)
@@ -339,10 +362,17 @@ ModelSpec from_config(const Config& c) {
     st.conv_kernel = c.integer("conv_kernel", 4);
     st.conv_bias = c.boolean("use_conv_bias", true);
     st.proj_bias = c.boolean("use_bias", false);
-    st.ssm_state_fp32 = true;  // vLLM's Nemotron-H default (mamba_ssm_cache_dtype float32)
+    st.ssm_state_fp32 = !c.has("mamba_ssm_cache_dtype") || c.text("mamba_ssm_cache_dtype") == "float32";  // vLLM's default
     m.state = st;
-    m.mixer_free_layers = n_of('-');
+    m.mixer_free_layers = n_of('-') + n_of('E');
     m.ffn_free_layers = n_of('M') + n_of('*');
+    if (n_of('E') > 0) {  // a router with a score-correction bias, routed experts and one shared expert
+      MoeSpec e = deepseek_moe(c);
+      e.dense_layers = n_of('-');
+      e.shared_expert_ffn = c.integer("moe_shared_expert_intermediate_size", e.expert_ffn);
+      e.router_bias = true;
+      m.moe = e;
+    }
     m.ffn_kind = FfnKind::gelu;  // two matrices
     m.norms_per_layer = 1;
     if (c.has("attention_head_dim")) m.head_dim = c.integer("attention_head_dim");
@@ -412,13 +442,21 @@ ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
   // Multimodal configs (Gemma 3, Mistral 3, Llama 4): the language model's own config; the vision tower
   // is not sized (the assumptions say so).
   bool vision_excluded = false;
-  if ((type == "gemma3" || type == "mistral3" || type == "llama4") && root.contains("text_config") && root["text_config"].is_object()) {
-    obj = &root["text_config"];
-    const json& tt = (*obj)["model_type"];
-    type = tt.is_string() ? tt.get<std::string>() : (type == "gemma3" ? "gemma3_text" : type == "llama4" ? "llama4_text" : "mistral");
+  const std::vector<std::string> nested = {"gemma3", "mistral3", "llama4", "qwen3_5", "qwen3_5_moe", "kimi_k25"};
+  const bool is_nested = std::find(nested.begin(), nested.end(), type) != nested.end();
+  json text_config;  // the text config, with the top level's tie_word_embeddings where it alone states it
+  if (is_nested && root.contains("text_config") && root["text_config"].is_object()) {
+    text_config = root["text_config"];
+    if (!text_config.contains("tie_word_embeddings") && root.contains("tie_word_embeddings"))
+      text_config["tie_word_embeddings"] = root["tie_word_embeddings"];
+    const json& tt = text_config["model_type"];
+    type = tt.is_string() ? tt.get<std::string>()
+                          : (type == "gemma3" ? "gemma3_text" : type == "llama4" ? "llama4_text" : type == "kimi_k25" ? "kimi_k2"
+                             : type == "mistral3" ? "mistral" : type + "_text");
+    obj = &text_config;
     vision_excluded = root.contains("vision_config");
   }
-  if (type == "gemma3" || type == "mistral3" || type == "llama4")
+  if (is_nested && obj == &root)
     throw InputError(path + ": key 'text_config' is missing; a " + type + " config holds its language model there");
   if (std::find(kSupported.begin(), kSupported.end(), type) == kSupported.end())
     throw InputError(path + ": " + unknown_id_message("model_type", type, kSupported) + " (supported: " + join_supported() + ")");

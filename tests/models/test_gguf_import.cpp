@@ -34,6 +34,11 @@ struct GgufWriter {
     for (const auto& s : v) put_str(kv, s);
     ++n_kv;
   }
+  void u32s(const std::string& key, const std::vector<uint32_t>& v) {
+    put_str(kv, key); put<uint32_t>(kv, 9); put<uint32_t>(kv, 4); put<uint64_t>(kv, v.size());
+    for (uint32_t x : v) put(kv, x);
+    ++n_kv;
+  }
   void tensor(const std::string& name, std::vector<uint64_t> dims) { tensors.emplace_back(name, std::move(dims)); }
 
   void write(const std::string& path) const {
@@ -211,4 +216,78 @@ TEST_CASE("the set-up's Gemma 3 270M GGUF has the gemma-3-270m card's architectu
   }
   CHECK(kv_bytes(m, f16, 512, 1) == 18432.0 * 512);
   CHECK(kv_bytes(m, f16, 4096, 1) - kv_bytes(m, f16, 2048, 1) == 3072.0 * 2048);
+}
+
+TEST_CASE("a hybrid GGUF (nemotron_h layout): layer kinds from each block's tensors, per-layer lists read",
+          "[models][gguf][hybrid]") {
+  // 4 blocks: Mamba-2, attention, MLP, Mamba-2 (llama.cpp writes 0 KV heads and 0 FFN width for blocks
+  // without them). Mamba-2: inner 64 = 4 heads of 16, state 8, 2 groups, conv kernel 4.
+  GgufWriter w;
+  w.str("general.architecture", "nemotron_h");
+  w.u32("nemotron_h.block_count", 4);
+  w.u32("nemotron_h.embedding_length", 32);
+  w.u32s("nemotron_h.feed_forward_length", {0, 0, 96, 0});
+  w.u32s("nemotron_h.attention.head_count", {4, 4, 4, 4});
+  w.u32s("nemotron_h.attention.head_count_kv", {0, 2, 0, 0});
+  w.u32("nemotron_h.attention.key_length", 8);
+  w.u32("nemotron_h.ssm.conv_kernel", 4);
+  w.u32("nemotron_h.ssm.inner_size", 64);
+  w.u32("nemotron_h.ssm.state_size", 8);
+  w.u32("nemotron_h.ssm.group_count", 2);
+  w.u32("nemotron_h.ssm.time_step_rank", 4);
+  w.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
+  w.tensor("token_embd.weight", {32, 3});
+  w.tensor("output.weight", {32, 3});
+  for (int i : {0, 3}) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    w.tensor(b + "ssm_in.weight", {32, 164});  // 2 x 64 + 2 x 2 x 8 + 4
+    w.tensor(b + "ssm_conv1d.weight", {4, 96});
+    w.tensor(b + "ssm_conv1d.bias", {96});
+    w.tensor(b + "ssm_norm.weight", {64});
+    w.tensor(b + "ssm_out.weight", {64, 32});
+  }
+  w.tensor("blk.1.attn_q.weight", {32, 32});
+  w.tensor("blk.1.attn_k.weight", {32, 16});
+  w.tensor("blk.2.ffn_up.weight", {32, 96});
+  w.tensor("blk.2.ffn_down.weight", {96, 32});
+  const std::string path = temp_path("tiny-nemotron-h.gguf");
+  w.write(path);
+
+  const ModelSpec m = models::from_gguf(path);
+  REQUIRE(m.state.has_value());
+  CHECK(m.state->kind == StateKind::mamba2);
+  CHECK(m.state->layers == 2);
+  CHECK_FALSE(m.state->parallel);
+  CHECK(m.state->heads == 4);
+  CHECK(m.state->head_dim == 16);
+  CHECK(m.state->groups == 2);
+  CHECK(attention_layers(m) == 1);
+  CHECK(m.mixer_free_layers == 1);
+  CHECK(ffn_layers(m) == 1);
+  CHECK(m.kv_heads == 2);
+  CHECK(m.ffn == 96);
+  // KV: 1 layer x 2 x 2 heads x 8 x 2 bytes; state: 2 x (4 x 16 x 8 x 4 bytes (f32, as llama.cpp) +
+  // 3 x (64 + 2 x 2 x 8) x 2 bytes).
+  CHECK(kv_bytes_per_token(m, find_format("bf16")) == 64.0);
+  CHECK(state_bytes_per_sequence(m) == 2.0 * (2048.0 + 576.0));
+  // The state layers' tensors count as weights (token mixers), exactly as stored.
+  const PrecisionPlan p = models::gguf_precision_plan(path);
+  const double f32 = 4.0;
+  const double ssm = 2.0 * (32 * 164 + 4 * 96 + 96 + 64 + 64 * 32) * f32;
+  const double attn = (32 * 32 + 32 * 16) * f32;
+  CHECK(p.stored_bytes.at(ParamClass::attention) == ssm - 2.0 * 64 * f32 + attn);  // ssm_norm counts as a norm
+  CHECK(p.stored_bytes.at(ParamClass::norms) == 2.0 * 64 * f32);
+
+  // A per-layer list of the wrong length names the key.
+  GgufWriter bad;
+  bad.str("general.architecture", "nemotron_h");
+  bad.u32("nemotron_h.block_count", 4);
+  bad.u32("nemotron_h.embedding_length", 32);
+  bad.u32("nemotron_h.attention.head_count", 4);
+  bad.u32s("nemotron_h.attention.head_count_kv", {0, 2});
+  bad.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
+  const std::string bad_path = temp_path("bad-list.gguf");
+  bad.write(bad_path);
+  CHECK_THROWS_WITH(models::from_gguf(bad_path), Contains("head_count_kv' has 2 entries; expected one per layer (4)"));
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
 }
