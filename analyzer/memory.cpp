@@ -49,9 +49,14 @@ double kv_elements_per_token_layer(const ModelSpec& m) {
   return 2.0 * static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim);
 }
 
+double index_key_bytes_per_token_layer(const ModelSpec& m) {
+  return m.sparse ? static_cast<double>(m.sparse->index_head_dim) + 4.0 : 0.0;
+}
+
 double kv_bytes_per_token(const ModelSpec& m, const NumberFormat& kv) {
   // Seed 000: 2 x 30 layers x 3 KV heads x 64 = 11,520 numbers per token; 46,080 bytes in fp32.
-  return static_cast<double>(attention_layers(m)) * kv_elements_per_token_layer(m) * kv.bytes_per_value();
+  return static_cast<double>(attention_layers(m)) *
+         (kv_elements_per_token_layer(m) * kv.bytes_per_value() + index_key_bytes_per_token_layer(m));
 }
 
 namespace {
@@ -100,7 +105,8 @@ double kv_bytes(const ModelSpec& m, const NumberFormat& kv, int64_t context, int
   const double held_windowed = static_cast<double>(std::min(context, m.sliding_window > 0 ? m.sliding_window : context));
   const double token_layers = static_cast<double>(attention_layers(m) - windowed) * static_cast<double>(context) +
                               static_cast<double>(windowed) * held_windowed;
-  return token_layers * kv_elements_per_token_layer(m) * kv.bytes_per_value() * static_cast<double>(batch);
+  return token_layers * (kv_elements_per_token_layer(m) * kv.bytes_per_value() + index_key_bytes_per_token_layer(m)) *
+         static_cast<double>(batch);
 }
 
 double activation_bytes(const ModelSpec& m, int64_t tokens_in_flight, int64_t batch, double bytes_per_value) {

@@ -43,6 +43,9 @@ WeightBytes weight_bytes(const std::vector<TensorGroup>& groups, const Precision
 double kv_bytes_per_token(const ModelSpec& m, const NumberFormat& kv);
 // KV bytes for `batch` sequences of `context` tokens; sliding-window layers hold at most the window.
 double kv_bytes(const ModelSpec& m, const NumberFormat& kv, int64_t context, int64_t batch);
+// Sparse attention's indexer keys, per token per attention layer: index_head_dim fp8 values and an fp32
+// scale (DeepSeek-V3.2's reference and vLLM keep them so), whatever the KV format. 0 without an indexer.
+double index_key_bytes_per_token_layer(const ModelSpec& m);
 // Memory-side KV dims for one layer of one token (elements): 2 x kv_heads x head_dim, or MLA latent.
 double kv_elements_per_token_layer(const ModelSpec& m);
 // Recurrent state of the state-space / linear-attention layers (hybrid models): one fixed-size state per

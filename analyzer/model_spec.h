@@ -28,6 +28,14 @@ struct MlaSpec {  // multi-head latent attention (DeepSeek-V2/V3)
   int64_t v_head_dim = 0;
 };
 
+// DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer scores every cached token with
+// its own small keys, and the attention reads only the top-k of them.
+struct SparseAttentionSpec {
+  int64_t index_heads = 0;     // indexer query heads
+  int64_t index_head_dim = 0;  // indexer key width (one key per token per layer, cached in fp8 + an fp32 scale)
+  int64_t topk = 0;            // tokens each query attends to
+};
+
 // Token mixers that keep a fixed-size recurrent state per sequence instead of a KV cache that grows
 // with the context. Their projections count as the attention class of weights (the token mixer).
 enum class StateKind {
@@ -79,6 +87,7 @@ struct ModelSpec {
   bool layernorm_bias = false;    // LayerNorm with bias (doubles norm params)
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
+  std::optional<SparseAttentionSpec> sparse;
   int64_t sliding_window = 0;       // tokens; 0 = none
   int64_t sliding_window_layers = 0;// how many attention layers use the window (the rest are global)
   bool chunked_window = false;      // the window restarts every sliding_window tokens (Llama 4's chunked attention)

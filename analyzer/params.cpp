@@ -84,6 +84,11 @@ void check_dimensions(const ModelSpec& m) {
     in("moe.shared_expert_ffn", m.moe->shared_expert_ffn, kHidden);
     in("moe.dense_layers", m.moe->dense_layers, kLayers);
   }
+  if (m.sparse) {
+    in("sparse.index_heads", m.sparse->index_heads, kHeads);
+    in("sparse.index_head_dim", m.sparse->index_head_dim, kHidden);
+    in("sparse.topk", m.sparse->topk, kContext);
+  }
   if (m.mla) {
     in("mla.kv_lora_rank", m.mla->kv_lora_rank, kHidden);
     in("mla.q_lora_rank", m.mla->q_lora_rank, kHidden);
@@ -106,6 +111,8 @@ void validate_model(const ModelSpec& m) {
     bad("no layer is left with attention (layers " + std::to_string(m.layers) + ", state layers and mixer-free layers " +
         std::to_string(m.layers - attention_layers(m)) + "); a model without attention is not supported");
   if (m.ffn_free_layers > m.layers) bad("ffn_free_layers must be in [0, layers]");
+  if (m.sparse && (m.sparse->index_heads <= 0 || m.sparse->index_head_dim <= 0 || m.sparse->topk <= 0))
+    bad("sparse attention needs index_heads, index_head_dim and topk > 0");
   if (m.state) {
     const auto& s = *m.state;
     if (s.layers <= 0 || s.layers > m.layers) bad("state.layers must be in [1, layers]");
@@ -237,6 +244,14 @@ std::vector<TensorGroup> build_groups(const ModelSpec& m) {
     if (m.qk_norm) add("blk.*.attn_qk_norm", ParamClass::norms, 1, 2 * m.head_dim, A);
   }
   if (m.attention_sinks) add("blk.*.attn_sinks", ParamClass::attention, 1, m.heads, A);
+  if (m.sparse) {  // the lightning indexer: queries from the q latent (or x), one key, a LayerNorm, head weights
+    const auto& x = *m.sparse;
+    const int64_t q_in = m.mla && m.mla->q_lora_rank > 0 ? m.mla->q_lora_rank : d;
+    add("blk.*.indexer.attn_q_b", ParamClass::attention, x.index_heads * x.index_head_dim, q_in, A);
+    add("blk.*.indexer.attn_k", ParamClass::attention, x.index_head_dim, d, A);
+    add("blk.*.indexer.k_norm", ParamClass::norms, 1, 2 * x.index_head_dim, A);
+    add("blk.*.indexer.proj", ParamClass::attention, x.index_heads, d, A);
+  }
 
   if (m.state) add_state_groups(g, *m.state, d);
 

@@ -111,13 +111,25 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     const double global_layers = A - static_cast<double>(windowed);
     const double w_layers = static_cast<double>(windowed);
     const double seqs = static_cast<double>(s.seqs);
-    const double pair_sum = global_layers * pairs(0) + w_layers * pairs(m.sliding_window);
+    // Sparse attention reads only the top-k tokens the indexer picks: as a window for the arithmetic and the
+    // reads (the cache still holds every token).
+    const int64_t global_cap = m.sparse ? m.sparse->topk : 0;
+    const double pair_sum = global_layers * pairs(global_cap) + w_layers * pairs(m.sliding_window);
     o.flops = seqs * pair_sum * heads * 2.0 * (qk_dim + v_dim);
     // Every sequence reads its own cache once per pass (FlashAttention keeps tiles on chip).
-    o.kv_read_bytes = seqs * (global_layers * held(0) + w_layers * held(m.sliding_window)) * kv_token_layer;
+    o.kv_read_bytes = seqs * (global_layers * held(global_cap) + w_layers * held(m.sliding_window)) * kv_token_layer;
     o.kv_write_bytes = T * A * kv_token_layer;
     o.count = A;
     w.ops.push_back(o);
+    if (m.sparse) {  // the indexer scores every cached token: index_heads dot products of index_head_dim each
+      OpCost x{"indexer", "attention", "fp8"};
+      const double key_bytes = index_key_bytes_per_token_layer(m);
+      x.flops = seqs * global_layers * pairs(0) * 2.0 * static_cast<double>(m.sparse->index_heads * m.sparse->index_head_dim);
+      x.kv_read_bytes = seqs * global_layers * held(0) * key_bytes;
+      x.kv_write_bytes = T * A * key_bytes;
+      x.count = A;
+      w.ops.push_back(x);
+    }
   }
   // Recurrent state layers (hybrid models): each sequence reads and writes its fixed state once per pass
   // (a prefill scans its tokens with the state on chip), and every token runs the recurrence.

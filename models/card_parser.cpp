@@ -110,6 +110,9 @@ ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
   MoeSpec moe;
   MlaSpec mla;
   StateSpec state;
+  SparseAttentionSpec sparse;
+  const std::map<std::string, Handler> sparse_keys = {
+      {"index_heads", I(sparse.index_heads)}, {"index_head_dim", I(sparse.index_head_dim)}, {"topk", I(sparse.topk)}};
   auto state_kind = [&c, &state](const std::string& k, const YAML::Node& n) {
     const std::string v = n.IsScalar() ? n.Scalar() : "";
     for (StateKind kind : {StateKind::mamba, StateKind::mamba2, StateKind::gated_deltanet})
@@ -161,6 +164,7 @@ ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
       {"layernorm_bias", B(m.layernorm_bias)},
       {"moe", [&](const std::string& k, const YAML::Node& n) { walk_map(c, k, n, moe_keys); m.moe = moe; }},
       {"mla", [&](const std::string& k, const YAML::Node& n) { walk_map(c, k, n, mla_keys); m.mla = mla; }},
+      {"sparse_attention", [&](const std::string& k, const YAML::Node& n) { walk_map(c, k, n, sparse_keys); m.sparse = sparse; }},
       {"sliding_window", I(m.sliding_window)},
       {"sliding_window_layers", I(m.sliding_window_layers)},
       {"chunked_window", B(m.chunked_window)},

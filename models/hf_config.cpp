@@ -82,7 +82,7 @@ const std::vector<std::string> kSupported = {
     "llama",     "mistral", "mistral3", "qwen2",     "qwen3",   "qwen3_moe",  "qwen2_moe", "qwen3_next", "qwen3_5",
     "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text", "mixtral",
     "gemma",     "gemma2",  "gemma3",   "gemma3_text", "phi3",  "phimoe",     "olmo2",     "granite",    "cohere",
-    "gpt_oss",   "deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "glm4_moe", "llama4", "llama4_text", "nemotron_h", "jamba",
+    "gpt_oss",   "minimax_m2", "deepseek_v2", "deepseek_v32", "glm_moe_dsa", "deepseek_v3", "kimi_k2", "kimi_k25", "glm4_moe", "llama4", "llama4_text", "nemotron_h", "jamba",
     "falcon_h1"};
 
 std::string join_supported() {
@@ -236,6 +236,19 @@ ModelSpec from_config(const Config& c) {
       e.shared_expert_gate = e.shared_experts > 0;
     }
     m.moe = e;
+  } else if (t == "minimax_m2") {
+    // MiniMax-M2: experts on every layer with a routing (score-correction) bias, q/k RMSNorm over the whole
+    // projection (counted per head here, 2 x head_dim instead of (heads + kv_heads) x head_dim per layer).
+    // The multi-token-prediction modules are not decoder layers and are left out.
+    MoeSpec e;
+    e.experts = c.integer("num_local_experts");
+    e.active_experts = c.integer("num_experts_per_tok");
+    e.expert_ffn = c.integer("intermediate_size");
+    e.shared_expert_ffn = c.integer("shared_intermediate_size", 0);
+    e.shared_experts = e.shared_expert_ffn > 0 ? 1 : 0;
+    e.router_bias = c.boolean("use_routing_bias", false);
+    m.moe = e;
+    m.qk_norm = c.boolean("use_qk_norm", false);
   } else if (t == "mixtral" || t == "phimoe") {
     MoeSpec e;
     e.experts = c.integer("num_local_experts");
@@ -253,7 +266,8 @@ ModelSpec from_config(const Config& c) {
     m.attention_out_bias = m.attention_bias;
     m.ffn_bias = true;  // gate_up_proj_bias and down_proj_bias on every expert
     m.attention_sinks = true;
-  } else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2") {  // kimi_k25: its text_config is kimi_k2
+  } else if (t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2" || t == "deepseek_v32" || t == "glm_moe_dsa") {
+    // kimi_k25: its text_config is kimi_k2. deepseek_v32 and glm_moe_dsa add DeepSeek Sparse Attention.
     MoeSpec e = deepseek_moe(c);
     e.router_bias = c.has("topk_method") && c.j.at("topk_method") == "noaux_tc";  // e_score_correction_bias
     m.moe = e;
@@ -267,6 +281,13 @@ ModelSpec from_config(const Config& c) {
     if (a.qk_nope_head_dim > limits::kHidden || a.qk_rope_head_dim > limits::kHidden)  // before their sum can wrap
       c.fail("qk_nope_head_dim", "and qk_rope_head_dim must be at most " + std::to_string(limits::kHidden));
     m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (t == "deepseek_v32" || t == "glm_moe_dsa") {
+      SparseAttentionSpec x;
+      x.index_heads = c.integer("index_n_heads");
+      x.index_head_dim = c.integer("index_head_dim");
+      x.topk = c.integer("index_topk");
+      m.sparse = x;
+    }
   } else if (t == "glm4_moe") {
     // GLM-4.5: q, k, v biases, optional per-head q/k norms, a router with a correction bias. The checkpoint's
     // next-token-prediction layer (num_nextn_predict_layers) is not a decoder layer and is left out, as

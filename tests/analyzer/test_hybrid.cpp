@@ -132,3 +132,33 @@ TEST_CASE("chunked attention sees only its own chunk; a sliding window the last 
   // Memory holds at most one chunk per chunked layer: the same bound as the window.
   CHECK(kv_bytes(m, find_format("bf16"), 250, 1) == (250 + 3 * 100) * kv_layer_token);
 }
+
+TEST_CASE("sparse attention reads the top-k tokens' KV, and its indexer every token's key", "[analyzer][sparse]") {
+  ModelSpec m;
+  m.id = "dsa";
+  m.vocab = 1000;
+  m.hidden = 64;
+  m.layers = 2;
+  m.heads = 2;
+  m.kv_heads = 2;
+  m.head_dim = 16;
+  m.ffn = 128;
+  m.sparse = SparseAttentionSpec{4, 32, 100};  // 4 indexer heads of 32, top 100
+  PrecisionPlan p;
+  p.weights = "bf16";
+  const double kv = 2 * 2 * 16 * 2.0;  // bytes per layer per token in bf16
+  const double key = 32 + 4.0;         // fp8 index key + fp32 scale
+  CHECK(kv_bytes_per_token(m, find_format("bf16")) == 2 * (kv + key));
+  // Decode after 999 cached tokens: attention reads 100 tokens' KV per layer; the indexer all 1000 keys.
+  const PassWork d = pass_work(m, p, {1, 1, 999});
+  double attn = 0, index = 0, index_flops = 0;
+  for (const auto& o : d.ops) {
+    if (o.name == "attention") attn = o.kv_read_bytes;
+    if (o.name == "indexer") index = o.kv_read_bytes, index_flops = o.flops;
+  }
+  CHECK(attn == 2 * 100 * kv);
+  CHECK(index == 2 * 1000 * key);
+  CHECK(index_flops == 2 * 1000 * 2.0 * 4 * 32);
+  // The cache still holds every token.
+  CHECK(kv_bytes(m, find_format("bf16"), 1000, 1) == 2 * 1000 * (kv + key));
+}

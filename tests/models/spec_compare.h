@@ -68,6 +68,12 @@ inline std::string architecture_diff(const ModelSpec& a, const ModelSpec& b, boo
     f("state.gated_norm", x.gated_norm, y.gated_norm);
     f("state.ssm_state_fp32", x.ssm_state_fp32, y.ssm_state_fp32);
   }
+  f("sparse", a.sparse.has_value(), b.sparse.has_value());
+  if (a.sparse && b.sparse) {
+    f("sparse.index_heads", a.sparse->index_heads, b.sparse->index_heads);
+    f("sparse.index_head_dim", a.sparse->index_head_dim, b.sparse->index_head_dim);
+    f("sparse.topk", a.sparse->topk, b.sparse->topk);
+  }
   f("mla", a.mla.has_value(), b.mla.has_value());
   if (a.mla && b.mla) {
     f("mla.kv_lora_rank", a.mla->kv_lora_rank, b.mla->kv_lora_rank);

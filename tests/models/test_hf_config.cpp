@@ -33,7 +33,8 @@ TEST_CASE("each committed config.json imports to its card's architecture", "[mod
                          "qwen3-30b-a3b", "gemma-3-270m", "gemma-2-9b", "phi-4", "qwen2-57b-a14b", "kimi-k2-instruct",
                          "deepseek-r1", "qwen3-next-80b-a3b", "nemotron-h-56b", "llama-4-scout", "llama-4-maverick",
                          "qwen3.5-397b-a17b", "qwen3.5-122b-a10b", "qwen3.5-35b-a3b", "qwen3.5-27b",
-                         "nemotron-3-nano-30b-a3b", "kimi-k2.5", "qwen3-235b-a22b"}) {
+                         "nemotron-3-nano-30b-a3b", "kimi-k2.5", "qwen3-235b-a22b", "deepseek-v3.2", "glm-5",
+                         "minimax-m2.5"}) {
     INFO(id);
     const ModelSpec imported = models::from_hf_config(data(std::string(id) + "/config.json"));
     const ModelSpec* card = db.find(id);
@@ -87,6 +88,7 @@ TEST_CASE("published totals of the new model types, from their own config.json",
       {"qwen3.5-35b-a3b", 35e9, 1e9},         // model card: "35B in total and 3B activated"
       {"nemotron-3-nano-30b-a3b", 31.6e9, 1e8},  // technical report: "totals 31.6B parameters"
       {"kimi-k2.5", 1e12, 1e11},              // README: "Total Parameters 1T" (vision encoder "400M" not sized)
+      {"glm-5", 744e9, 1e9},                  // README: "744B parameters (40B active)"
   };
   for (const auto& c : cases) {
     INFO(c.dir);
@@ -229,4 +231,24 @@ TEST_CASE("bad hybrid and nested configs give one line naming the key", "[models
   const std::string type = write_temp("type", R"({"model_type": "mamba2"})");
   CHECK_THROWS_WITH(models::from_hf_config(type), Contains("supported: llama, mistral"));
   std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-hf");
+}
+
+TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5): indexer weights and keys worked by hand", "[models][hf][sparse]") {
+  const ModelSpec v = models::from_hf_config(data("deepseek-v3.2/config.json"));
+  REQUIRE(v.sparse.has_value());
+  CHECK(v.sparse->topk == 2048);
+  // One indexer: q from the 1536-wide q latent to 64 heads x 128, a 7168 -> 128 key, a LayerNorm (2 x 128),
+  // 7168 -> 64 head weights = 13,959,424; V3.2 is V3's shapes plus 61 of them.
+  const ModelSpec v3 = models::from_hf_config(data("deepseek-v3/config.json"));
+  CHECK(count_params(v).total - count_params(v3).total == 61.0 * 13959424.0);
+  // KV per token: 61 layers x (576 latent values x 2 bytes + 128 fp8 index key bytes + a 4-byte scale).
+  CHECK(kv_bytes_per_token(v, find_format("bf16")) == 61.0 * (576 * 2 + 132));
+  const ModelSpec g = models::from_hf_config(data("glm-5/config.json"));
+  CHECK(kv_bytes_per_token(g, find_format("bf16")) == 78.0 * (576 * 2 + 132));
+  // "40B active", counted as GLM counts (GLM-4.5 report, Table 1: "not word embeddings and the output
+  // layer"): 41.78B less the two 154,880 x 6144 tables.
+  const auto gp = count_params(g);
+  CHECK(std::abs(gp.active - gp.of(ParamClass::embeddings) - gp.of(ParamClass::lm_head) - 40e9) <= 0.5e9);
+  // MiniMax-M2.5: 62 layers x 2 x 8 KV heads x 128 x 2 bytes = 253,952 ("about 248 KiB per token").
+  CHECK(kv_bytes_per_token(models::from_hf_config(data("minimax-m2.5/config.json")), find_format("bf16")) == 253952.0);
 }
