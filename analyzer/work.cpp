@@ -50,39 +50,10 @@ void total_up(PassWork& w) {
 
 }  // namespace
 
-PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s, double act_bytes_per_value) {
-  const auto groups = tensor_groups(m);
-  const double T = static_cast<double>(s.seqs * s.new_tokens);  // tokens in this pass
-  const double L = static_cast<double>(m.layers);
-  const double A = static_cast<double>(attention_layers(m));  // layers with attention (all but hybrids' state layers)
-  const double d = static_cast<double>(m.hidden);
-  const double a = act_bytes_per_value;
-  const WeightBytes stored = weight_bytes(groups, p);  // every class's bytes, as stored (formats or a file's table)
+PassWork cache_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s) {
   PassWork w;
-  auto cls_is = [](ParamClass c) { return [c](const TensorGroup& t) { return t.cls == c && t.rows > 1; }; };
-
-  // Embedding lookup: one row per token, not the whole matrix.
-  {
-    OpCost o{"embed", "other", p.format_of(ParamClass::embeddings).name};
-    o.weight_bytes = T * (p.stored_bytes.count(ParamClass::embeddings)
-                              ? stored.of(ParamClass::embeddings) / static_cast<double>(m.vocab)
-                              : p.format_of(ParamClass::embeddings).bytes_for(1, m.hidden));
-    o.act_bytes = T * d * a;
-    w.ops.push_back(o);
-  }
-  // Attention projections: 2 FLOPs per weight per token.
-  {
-    OpCost o{"attn_proj", "matmul", p.format_of(ParamClass::attention).name};
-    const double params = group_params(groups, cls_is(ParamClass::attention));
-    o.flops = 2.0 * params * T;
-    o.weight_bytes = stored.of(ParamClass::attention);
-    o.widths = group_widths(groups, cls_is(ParamClass::attention));
-    const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
-                              : static_cast<double>(m.heads * m.head_dim);
-    o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.; state layers alike)
-    o.count = L;
-    w.ops.push_back(o);
-  }
+  const double T = static_cast<double>(s.seqs * s.new_tokens);
+  const double A = static_cast<double>(attention_layers(m));
   // Attention over the cache: QK^T and AV, 2 FLOPs per multiply-add, per head, per (query, key) pair.
   {
     OpCost o{"attention", "attention", p.kv_format().name};
@@ -141,6 +112,43 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     o.count = n;
     w.ops.push_back(o);
   }
+  total_up(w);
+  return w;
+}
+
+PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s, double act_bytes_per_value) {
+  const auto groups = tensor_groups(m);
+  const double T = static_cast<double>(s.seqs * s.new_tokens);  // tokens in this pass
+  const double L = static_cast<double>(m.layers);
+  const double d = static_cast<double>(m.hidden);
+  const double a = act_bytes_per_value;
+  const WeightBytes stored = weight_bytes(groups, p);  // every class's bytes, as stored (formats or a file's table)
+  PassWork w;
+  auto cls_is = [](ParamClass c) { return [c](const TensorGroup& t) { return t.cls == c && t.rows > 1; }; };
+
+  // Embedding lookup: one row per token, not the whole matrix.
+  {
+    OpCost o{"embed", "other", p.format_of(ParamClass::embeddings).name};
+    o.weight_bytes = T * (p.stored_bytes.count(ParamClass::embeddings)
+                              ? stored.of(ParamClass::embeddings) / static_cast<double>(m.vocab)
+                              : p.format_of(ParamClass::embeddings).bytes_for(1, m.hidden));
+    o.act_bytes = T * d * a;
+    w.ops.push_back(o);
+  }
+  // Attention projections: 2 FLOPs per weight per token.
+  {
+    OpCost o{"attn_proj", "matmul", p.format_of(ParamClass::attention).name};
+    const double params = group_params(groups, cls_is(ParamClass::attention));
+    o.flops = 2.0 * params * T;
+    o.weight_bytes = stored.of(ParamClass::attention);
+    o.widths = group_widths(groups, cls_is(ParamClass::attention));
+    const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
+                              : static_cast<double>(m.heads * m.head_dim);
+    o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.; state layers alike)
+    o.count = L;
+    w.ops.push_back(o);
+  }
+  for (auto& o : cache_work(m, p, s).ops) w.ops.push_back(std::move(o));
   // Dense FFN layers.
   {
     const double params = group_params(groups, cls_is(ParamClass::dense_ffn));

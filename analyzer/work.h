@@ -54,6 +54,11 @@ struct PassWork {
 // sequence, KV written, activations, MoE expert coverage at batch > 1, embedding rows only.
 PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s, double act_bytes_per_value = 2.0);
 
+// The pass's operations on the caches alone: attention over the KV cache (and sparse attention's indexer),
+// the recurrent state's read, write and recurrence. Cheap (no weight inventory): a serving simulator prices
+// each sequence's slice of a mixed step with it.
+PassWork cache_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s);
+
 // The seeds' simplification: FLOPs = 2 x active params x tokens, bytes = all weights once.
 PassWork pass_work_simple(const ModelSpec& m, const PrecisionPlan& p, const PassShape& s);
 
