@@ -18,6 +18,7 @@ void register_calibrate(CLI::App&, Context&);
 void register_report(CLI::App&, Context&);
 void register_validate(CLI::App&, Context&);
 void register_formats(CLI::App&, Context&);
+void register_simulate(CLI::App&, Context&);
 
 const std::vector<Registrar>& registrars() {
   static const std::vector<Registrar> list = {
@@ -35,6 +36,7 @@ const std::vector<Registrar>& registrars() {
       register_report,
       register_validate,
       register_formats,
+      register_simulate,
   };
   return list;
 }

@@ -171,6 +171,10 @@ const std::vector<Sweep> kSweeps = {
      {"-b", "-c", "--prompt-tokens", "--output-tokens"}, {}},
     {{"run", "-p", "hi", "-n", "2"},
      {"-n", "--temperature", "--top-k", "--top-p", "--seed", "--show-logits", "--threads", "--context"}, {}},
+    {{"simulate", "-m", "llama-3.1-8b", "--hw", "h100-sxm", "--requests", "20"},
+     {"--rate", "--concurrency", "--prompt-tokens", "--output-tokens", "--seed", "--tp", "--max-seqs", "--token-budget",
+      "--block-tokens", "--slo-ttft", "--slo-tpot"},
+     {}},
     // Long jobs: only the values that must be refused before anything runs.
     {{"validate", "--quick"}, {"--threads", "--max-memory"}, {"0", "1e18", "1.5"}},
     {{"calibrate", "--quick"}, {"--threads"}, {"0"}},
@@ -211,6 +215,9 @@ TEST_CASE("bad-input sweep: values that are out of range are refused, not replac
            {"compare", "-m", "llama-3.1-8b", "--output-tokens", "0"},
            {"speed", "-m", "llama-3.1-8b", "--acceptance", "1.5"},
            {"speed", "-m", "llama-3.1-8b", "--acceptance", "0.5"},  // valid value, but no draft to use it
+           {"simulate", "-m", "llama-3.1-8b", "--rate", "5", "--concurrency", "4"},  // two loads
+           {"simulate", "-m", "llama-3.1-8b"},                                      // no load
+           {"simulate", "-m", "llama-3.1-70b", "--hw", "rtx-4090", "--rate", "1"},  // weights leave no KV memory
            {"run", "-p", "hi", "-n", "9223372036854775807"},
            {"run", "-p", "hi", "--context", "100000000"},
        }) {

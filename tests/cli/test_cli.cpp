@@ -375,3 +375,34 @@ TEST_CASE("run --refresh predicts again from the file's formats re-measured now,
     CHECK(!j["refresh_note"].get<std::string>().empty());
   }
 }
+
+TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 figures, and bad traces") {
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-simulate";
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "trace.csv").string();
+  std::ofstream(trace) << "arrival_s,prompt_tokens,output_tokens\n0,512,64\n0.5,1024,32\n40,128,16\n";
+  auto j = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--trace", trace});
+  CHECK(j["requests"] == 3);
+  for (const char* key : {"ttft_s", "tpot_s", "e2e_s", "requests_per_s", "output_tokens_per_s", "goodput_requests_per_s",
+                          "preemptions", "kv_timeline", "usd_per_mtok_output", "policies"})
+    CHECK(j.contains(key));
+  CHECK(j["ttft_s"]["p50"].get<double>() > 0);
+  // Requests far apart never share a step: TTFT and TPOT are speed's batch-1 prefill and decode step.
+  auto sim = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "0.01", "--requests", "3",
+                      "--prompt-tokens", "1024", "--output-tokens", "2"});
+  auto sp = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--batch", "1", "--prompt-tokens", "1024",
+                     "--output-tokens", "2", "--context", "1024"});
+  CHECK(sim["ttft_s"]["p50"].get<double>() == Approx(sp["points"][0]["ttft_s"].get<double>()).epsilon(0.02));
+  CHECK(sim["tpot_s"]["p50"].get<double>() == Approx(sp["points"][0]["tpot_s"].get<double>()).epsilon(0.02));
+
+  std::ofstream(dir / "bad.csv") << "arrival_s,prompt_tokens,output_tokens\n0,abc,4\n";
+  auto r = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "bad.csv").string()});
+  CHECK(r.code == 2);
+  CHECK(one_line(r.err));
+  CHECK(r.err.find("bad.csv:2") != std::string::npos);
+  std::ofstream(dir / "header.csv") << "t,prompt,output\n0,4,4\n";
+  r = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "header.csv").string()});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("no 'arrival_s' column") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

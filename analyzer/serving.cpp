@@ -1,0 +1,269 @@
+// simulate: continuous batching with chunked prefill, paged KV with a capacity and recompute preemption,
+// priced step by step by StepCost.
+#include "analyzer/serving.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <random>
+
+#include "analyzer/errors.h"
+#include "analyzer/params.h"
+#include "base/stats.h"
+
+namespace rooftop {
+
+StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp)
+    : m_(m), chip_(chip), p_(p), tp_(tp), moe_expert_fraction_(profile.moe_expert_fraction) {
+  double link = 0;
+  if (tp > 1) {
+    if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
+    else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
+    else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp needs one");
+  }
+  rates_ = resolve_rates(profile, chip, link);
+}
+
+double StepCost::seconds(const std::vector<StepSlice>& slices) const {
+  if (slices.empty()) return 0;
+  int64_t tokens = 0;
+  for (const auto& s : slices) tokens += s.new_tokens;
+  // The weights' part (matmuls, norms, embedding rows, LM head) for all the step's tokens, once per token count.
+  auto it = weights_work_.find(tokens);
+  if (it == weights_work_.end()) {
+    PassShape shape{1, tokens, 0};
+    shape.moe_expert_fraction = moe_expert_fraction_;
+    PassWork w = pass_work(m_, p_, shape);
+    w.ops.erase(std::remove_if(w.ops.begin(), w.ops.end(), [](const OpCost& o) { return o.kind == "attention"; }), w.ops.end());
+    it = weights_work_.emplace(tokens, std::move(w)).first;
+  }
+  PassWork w = it->second;
+  const double seqs = static_cast<double>(slices.size());
+  for (auto& o : w.ops)
+    if (o.name == "lm_head") {  // one row of logits per sequence, not one
+      o.flops *= seqs;
+      o.act_bytes *= seqs;
+    }
+  // Each slice's own cache operations, summed per operation (one kernel serves the whole batch).
+  std::map<std::string, OpCost> cache;
+  for (const auto& s : slices)
+    for (const auto& o : cache_work(m_, p_, PassShape{1, s.new_tokens, s.context_before}).ops) {
+      auto [c, fresh] = cache.try_emplace(o.name, o);
+      if (fresh) continue;
+      c->second.flops += o.flops;
+      c->second.kv_read_bytes += o.kv_read_bytes;
+      c->second.kv_write_bytes += o.kv_write_bytes;
+      c->second.act_bytes += o.act_bytes;
+    }
+  for (auto& [name, o] : cache) w.ops.push_back(o);
+  w.tokens = static_cast<double>(tokens);
+  w.seqs = seqs;
+  CompactPass c = compact_pass(w, chip_, static_cast<double>(m_.layers), static_cast<double>(tp_));
+  add_collectives(c, m_, static_cast<double>(tokens), tp_, 1, 1, 2.0);
+  return pass_seconds(c, rates_);
+}
+
+std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t prompt, int64_t output, uint64_t seed) {
+  if (!(rate > 0) || !std::isfinite(rate)) throw InputError("--rate must be a number > 0 (requests per second)");
+  std::mt19937_64 gen(seed);
+  std::exponential_distribution<double> gap(rate);
+  std::vector<ServingRequest> r(static_cast<size_t>(std::max<int64_t>(0, n)));
+  double t = 0;
+  for (auto& q : r) {
+    t += gap(gen);
+    q = {t, prompt, output};
+  }
+  return r;
+}
+
+namespace {
+
+struct Sequence {
+  size_t id = 0;             // index of its request
+  int64_t cached = 0;        // tokens whose KV is in the cache
+  int64_t target = 0;        // tokens to prefill before the next token comes out (prompt; after preemption,
+                             // prompt + generated - 1: recompute)
+  int64_t generated = 0;     // output tokens produced so far
+  double held_bytes = 0;     // KV pages and state this sequence holds (per device)
+};
+
+Percentiles summarize(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  p.p50 = quantile_sorted(v, 0.5);
+  p.p90 = quantile_sorted(v, 0.9);
+  p.p99 = quantile_sorted(v, 0.99);
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  return p;
+}
+
+}  // namespace
+
+SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ServingRequest>& requests,
+                          const SchedulerPolicy& pol, const StepCost& cost, const SimulationOptions& o) {
+  if (pol.max_seqs < 1 || pol.token_budget < 1 || pol.block_tokens < 1) throw InputError("scheduler limits must be >= 1");
+  if (!(pol.kv_budget_bytes > 0)) throw InputError("no memory is left for the KV cache after the weights; use more devices (--tp) or a smaller format");
+  const NumberFormat& kvf = p.kv_format();
+  const double state = state_bytes_per_sequence(m) * pol.state_fraction;
+  // Per device bytes a sequence of `tokens` cached tokens holds: whole pages of KV (windows applied) and its state.
+  auto footprint = [&](int64_t tokens) {
+    const int64_t pages = (tokens + pol.block_tokens - 1) / pol.block_tokens;
+    return kv_bytes(m, kvf, pages * pol.block_tokens, 1) * pol.kv_fraction + state;
+  };
+  for (const auto& r : requests) {
+    if (r.prompt < 1 || r.output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
+    if (footprint(r.prompt + r.output) > pol.kv_budget_bytes)
+      throw InputError("a request of " + std::to_string(r.prompt) + " + " + std::to_string(r.output) +
+                       " tokens does not fit in the KV memory left after the weights (" +
+                       std::to_string(static_cast<int64_t>(pol.kv_budget_bytes / 1e6)) + " MB per device); use more devices or shorter requests");
+  }
+
+  SimulationResult res;
+  res.requests = requests.size();
+  std::vector<double> ttft(requests.size(), -1), done(requests.size(), -1), arrival(requests.size(), 0);
+  for (size_t i = 0; i < requests.size(); ++i) arrival[i] = requests[i].arrival_s;
+  // Arrival order: by time (the closed loop releases one request per client at 0, then one per completion).
+  std::vector<size_t> order(requests.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const bool closed = o.concurrency > 0;
+  if (closed) {
+    for (size_t i = 0; i < arrival.size(); ++i) arrival[i] = i < static_cast<size_t>(o.concurrency) ? 0.0 : -1.0;
+  } else {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return arrival[a] < arrival[b]; });
+  }
+  size_t next = 0;  // next request of `order` not yet arrived
+  std::deque<Sequence> waiting;
+  std::vector<Sequence> running;
+  double used = 0, now = 0, kv_time_integral = 0, batch_sum = 0;
+  size_t finished = 0;
+  const double first_arrival = order.empty() ? 0 : (closed ? 0 : arrival[order.front()]);
+  std::vector<std::pair<double, double>> timeline;
+
+  auto admit_arrivals = [&] {
+    while (next < order.size() && arrival[order[next]] >= 0 && arrival[order[next]] <= now) {
+      const size_t id = order[next++];
+      waiting.push_back(Sequence{id, 0, requests[id].prompt, 0, 0});
+    }
+  };
+  auto grow = [&](Sequence& s, int64_t tokens) -> bool {
+    const double need = footprint(s.cached + tokens) - s.held_bytes;
+    if (used + need > pol.kv_budget_bytes) return false;
+    used += need;
+    s.held_bytes += need;
+    return true;
+  };
+  auto preempt = [&](size_t index) {  // recompute: drop its cache; it waits at the front
+    Sequence s = running[index];
+    running.erase(running.begin() + static_cast<std::ptrdiff_t>(index));
+    used -= s.held_bytes;
+    s.held_bytes = 0;
+    s.cached = 0;
+    s.target = requests[s.id].prompt + std::max<int64_t>(0, s.generated - 1);
+    waiting.push_front(s);
+    ++res.preemptions;
+  };
+
+  while (finished < requests.size()) {
+    admit_arrivals();
+    if (running.empty() && waiting.empty()) {  // idle until the next arrival
+      if (next >= order.size() || arrival[order[next]] < 0)
+        throw InternalError("simulate: no request left to arrive while " + std::to_string(requests.size() - finished) + " are unfinished");
+      now = std::max(now, arrival[order[next]]);
+      continue;
+    }
+    // This step's slices: running sequences first (admission order), each its next prefill chunk or one
+    // decode token, booking pages as it goes; a sequence that cannot grow preempts the newest running one
+    // (itself when it is the newest). Then waiting sequences while tokens, sequences and pages remain.
+    std::vector<std::pair<size_t, int64_t>> planned;  // (index in running, new tokens)
+    int64_t budget = pol.token_budget;
+    for (size_t i = 0; i < running.size() && budget > 0;) {
+      Sequence& s = running[i];
+      const int64_t want = s.cached < s.target ? std::min(s.target - s.cached, budget) : 1;
+      if (grow(s, want)) {
+        planned.emplace_back(i++, want);
+        budget -= want;
+      } else {
+        preempt(running.size() - 1);  // the newest: later in the list than i, or i itself
+      }
+    }
+    while (!waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_seqs) {
+      Sequence& s = waiting.front();
+      const int64_t want = std::min(s.target - s.cached, budget);
+      if (!grow(s, want)) break;
+      running.push_back(s);
+      waiting.pop_front();
+      planned.emplace_back(running.size() - 1, want);
+      budget -= want;
+    }
+    std::vector<StepSlice> slices;
+    for (const auto& [i, want] : planned) slices.push_back({want, running[i].cached});
+    if (slices.empty()) throw InternalError("simulate: a step with no work");
+    const double dt = cost.seconds(slices);
+    if (!(dt > 0) || !std::isfinite(dt)) throw InternalError("simulate: a step cost " + std::to_string(dt) + " s");
+    kv_time_integral += used / pol.kv_budget_bytes * dt;
+    batch_sum += static_cast<double>(slices.size());
+    now += dt;
+    ++res.steps;
+    res.peak_kv_fraction = std::max(res.peak_kv_fraction, used / pol.kv_budget_bytes);
+    timeline.emplace_back(now - first_arrival, used / pol.kv_budget_bytes);
+
+    // Tokens out: a slice that finishes its prefill (or recompute), or a decode slice, gives one token.
+    std::vector<size_t> leaving;  // indices in running, ascending
+    for (const auto& [i, want] : planned) {
+      Sequence& s = running[i];
+      s.cached += want;
+      if (s.cached < s.target) continue;  // a prefill chunk with more to come
+      if (s.generated == 0) ttft[s.id] = now - arrival[s.id];
+      s.generated += 1;
+      s.target = s.cached;  // from now on each step feeds the newest token
+      if (s.generated >= requests[s.id].output) leaving.push_back(i);
+    }
+    for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
+      const Sequence& s = running[*it];
+      used -= s.held_bytes;
+      done[s.id] = now - arrival[s.id];
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(*it));
+      ++finished;
+      if (closed) {  // the client sends its next request now
+        const size_t release = static_cast<size_t>(o.concurrency) + finished - 1;
+        if (release < arrival.size()) arrival[order[release]] = now;
+      }
+    }
+    if (used < 0) used = 0;  // rounding
+  }
+
+  // Results.
+  res.duration_s = now - first_arrival;
+  std::vector<double> tpot;
+  size_t good = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    res.output_tokens += static_cast<double>(requests[i].output);
+    res.prompt_tokens += static_cast<double>(requests[i].prompt);
+    const double t = requests[i].output > 1 ? (done[i] - ttft[i]) / static_cast<double>(requests[i].output - 1) : 0.0;
+    if (requests[i].output > 1) tpot.push_back(t);
+    const bool ok = (o.slo_ttft_s <= 0 || ttft[i] <= o.slo_ttft_s) && (o.slo_tpot_s <= 0 || t <= o.slo_tpot_s);
+    good += ok ? 1 : 0;
+  }
+  res.ttft_each_s = ttft;
+  res.e2e_each_s = done;
+  res.ttft_s = summarize(ttft);
+  res.tpot_s = summarize(tpot);
+  res.e2e_s = summarize(done);
+  if (res.duration_s > 0) {
+    res.requests_per_s = static_cast<double>(requests.size()) / res.duration_s;
+    res.output_tokens_per_s = res.output_tokens / res.duration_s;
+    res.goodput_requests_per_s = static_cast<double>(good) / res.duration_s;
+    res.mean_kv_fraction = kv_time_integral / res.duration_s;
+  }
+  res.slo_attained = requests.empty() ? 0 : static_cast<double>(good) / static_cast<double>(requests.size());
+  res.mean_batch = res.steps > 0 ? batch_sum / static_cast<double>(res.steps) : 0;
+  const size_t stride = std::max<size_t>(1, timeline.size() / std::max<size_t>(1, o.timeline_points));
+  for (size_t i = 0; i < timeline.size(); i += stride) res.kv_timeline.push_back(timeline[i]);
+  return res;
+}
+
+}  // namespace rooftop

@@ -1,0 +1,206 @@
+// rooftop simulate: a load (Poisson rate, N concurrent clients, or a trace) served with continuous batching
+// on the analyzer's step costs: latency percentiles, throughput, goodput under SLOs, KV occupancy, $/Mtok.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "analyzer/errors.h"
+#include "analyzer/serving.h"
+#include "base/files.h"
+#include "base/limits.h"
+#include "cli/common.h"
+#include "reports/table.h"
+#include "reports/units.h"
+
+namespace rooftop::cli {
+namespace {
+
+struct SimulateCli {
+  ModelOptions m;
+  OutputOptions out;
+  double rate = 0, slo_ttft = 0, slo_tpot = 0;
+  int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 8192, block = 16;
+  uint64_t seed = 1;
+  std::string trace;
+  CLI::App* cmd = nullptr;
+  bool given(const char* name) const { return cmd->count(name) > 0; }
+};
+
+// A trace: CSV with a header naming arrival_s, prompt_tokens and output_tokens (any order, other columns ignored).
+std::vector<ServingRequest> read_trace(const std::string& path) {
+  std::istringstream in(read_text_file(path, "trace"));
+  std::string line;
+  if (!std::getline(in, line)) throw InputError(path + ": empty trace; expected a CSV header arrival_s,prompt_tokens,output_tokens");
+  auto split = [](const std::string& l) {
+    std::vector<std::string> cells;
+    std::stringstream ss(l);
+    std::string c;
+    while (std::getline(ss, c, ',')) {
+      while (!c.empty() && (c.back() == '\r' || c.back() == ' ')) c.pop_back();
+      while (!c.empty() && c.front() == ' ') c.erase(c.begin());
+      cells.push_back(c);
+    }
+    return cells;
+  };
+  const auto header = split(line);
+  auto column = [&](const char* name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    throw InputError(path + ": the header has no '" + name + "' column; expected arrival_s,prompt_tokens,output_tokens");
+  };
+  const size_t ca = column("arrival_s"), cp = column("prompt_tokens"), co = column("output_tokens");
+  std::vector<ServingRequest> r;
+  int64_t row = 1;
+  while (std::getline(in, line)) {
+    ++row;
+    if (line.find_first_not_of(" \r") == std::string::npos) continue;
+    const auto cells = split(line);
+    auto bad = [&](const std::string& what) { throw InputError(path + ":" + std::to_string(row) + ": " + what); };
+    if (cells.size() <= std::max({ca, cp, co})) bad("too few columns");
+    ServingRequest q;
+    try {
+      size_t used = 0;
+      q.arrival_s = std::stod(cells[ca], &used);
+      if (used != cells[ca].size() || !std::isfinite(q.arrival_s) || q.arrival_s < 0) throw std::invalid_argument("");
+      q.prompt = std::stoll(cells[cp], &used);
+      if (used != cells[cp].size()) throw std::invalid_argument("");
+      q.output = std::stoll(cells[co], &used);
+      if (used != cells[co].size()) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      bad("expected arrival_s >= 0 (seconds) and whole prompt_tokens and output_tokens, got '" + line + "'");
+    }
+    if (q.prompt < 1 || q.prompt > limits::kContext || q.output < 1 || q.output > limits::kContext)
+      bad("prompt_tokens and output_tokens must be 1 to " + std::to_string(limits::kContext));
+    r.push_back(q);
+    if (r.size() > 1'000'000) bad("more than 1,000,000 requests");
+  }
+  if (r.empty()) throw InputError(path + ": no requests after the header");
+  return r;
+}
+
+nlohmann::json percentiles_json(const Percentiles& p) { return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}}; }
+
+}  // namespace
+
+void register_simulate(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<SimulateCli>();
+  auto* cmd = app.add_subcommand("simulate",
+                                 "serve a load with continuous batching on the analyzer's step costs: TTFT/TPOT/latency "
+                                 "percentiles, throughput, goodput, KV occupancy, $/Mtok\n"
+                                 "Example: rooftop simulate --model llama-3.1-8b --hw h100-sxm --runtime vllm --rate 5 --requests 500");
+  o->cmd = cmd;
+  add_model_options(*cmd, o->m);
+  cmd->add_option("--rate", o->rate, "Poisson arrivals, requests per second")->check(in_range(1e-9, 1e6));
+  cmd->add_option("--concurrency", o->concurrency, "a closed loop of N clients, each sending its next request when one ends")
+      ->check(in_range(1, 1e6));
+  cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header)");
+  cmd->add_option("--requests", o->requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, 1e6));
+  cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--seed", o->seed, "random seed of the arrivals")->capture_default_str();
+  cmd->add_option("--tp", o->tp, "tensor-parallel devices")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
+  cmd->add_option("--max-seqs", o->max_seqs, "sequences per step (default: the runtime's max batch)")->check(in_range(1, 1e6));
+  cmd->add_option("--token-budget", o->budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 1e7));
+  cmd->add_option("--block-tokens", o->block, "KV page size in tokens")->capture_default_str()->check(in_range(1, 1e5));
+  cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
+  cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
+  add_output_options(*cmd, o->out);
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      const int loads = (o->given("--rate") ? 1 : 0) + (o->given("--concurrency") ? 1 : 0) + (o->trace.empty() ? 0 : 1);
+      if (loads != 1) throw InputError("give one load: --rate R (Poisson), --concurrency N (closed loop) or --trace FILE");
+      ModelSpec model = resolve_model(ctx, o->m.model);
+      ChipSpec chip = resolve_chip(ctx, o->m.hw);
+      PrecisionPlan plan = resolve_plan(o->m);
+      const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
+      const RuntimeProfile prof = resolve_runtime(o->m).value_or(generic_profile(cpu));
+
+      std::vector<ServingRequest> reqs;
+      SimulationOptions so;
+      if (!o->trace.empty()) reqs = read_trace(o->trace);
+      else if (o->given("--rate")) reqs = poisson_requests(o->requests, o->rate, o->prompt, o->output, o->seed);
+      else {
+        reqs.assign(static_cast<size_t>(o->requests), ServingRequest{0, o->prompt, o->output});
+        so.concurrency = o->concurrency;
+      }
+      so.slo_ttft_s = o->slo_ttft;
+      so.slo_tpot_s = o->slo_tpot;
+
+      // Memory: the runtime gives memory_fraction of each device to weights, activations and the KV pages.
+      FitOptions fo;
+      fo.context = o->block;
+      fo.tp = o->tp;
+      const FitResult f = fit(model, chip, plan, fo);
+      SchedulerPolicy pol;
+      pol.max_seqs = o->max_seqs > 0 ? o->max_seqs : prof.max_batch;
+      pol.token_budget = o->budget;
+      pol.block_tokens = o->block;
+      pol.kv_fraction = f.kv_bytes > 0 ? f.kv_bytes_per_device / f.kv_bytes : 1.0;
+      pol.state_fraction = f.state_bytes > 0 ? f.state_bytes_per_device / f.state_bytes : 1.0;
+      const double activations = activation_bytes(model, pol.token_budget, pol.max_seqs, cpu ? 4.0 : 2.0) / static_cast<double>(o->tp);
+      pol.kv_budget_bytes = chip.memory_bytes * prof.memory_fraction - f.weights_bytes_per_device - activations;
+
+      const StepCost cost(model, chip, plan, prof, o->tp);
+      const SimulationResult r = simulate(model, plan, reqs, pol, cost, so);
+
+      const double devices = static_cast<double>(o->tp);
+      const double usd_h = chip.usd_per_hour ? *chip.usd_per_hour * devices : 0;
+      const double watts = chip.tdp_watts ? *chip.tdp_watts * devices : 0;
+      const double usd_mtok = usd_h > 0 && r.output_tokens > 0 ? usd_h * r.duration_s / 3600.0 / r.output_tokens * 1e6 : 0;
+      const double j_tok = watts > 0 && r.output_tokens > 0 ? watts * r.duration_s / r.output_tokens : 0;
+      std::string load = !o->trace.empty() ? "trace " + o->trace
+                         : o->given("--rate") ? "Poisson " + reports::sig(o->rate) + " req/s, seed " + std::to_string(o->seed)
+                                              : std::to_string(o->concurrency) + " concurrent clients";
+      std::vector<std::string> policies = {
+          "continuous batching, FCFS; at most " + std::to_string(pol.max_seqs) + " sequences and " +
+              std::to_string(pol.token_budget) + " tokens per step (decodes first, then prefill chunks)",
+          "paged KV: " + std::to_string(pol.block_tokens) + "-token pages in " + reports::bytes(pol.kv_budget_bytes) +
+              " per device (" + reports::sig(prof.memory_fraction) + " of memory, less weights and activations); when full the "
+              "newest sequence is preempted and recomputed",
+          "prefix caching: off (not modelled); step cost: the analyzer's " + prof.id + " profile on each mixed step"};
+
+      if (o->out.format == "json") {
+        nlohmann::json j{{"model", model.id}, {"hw", chip.id}, {"devices", o->tp}, {"runtime", prof.id}, {"load", load},
+                         {"requests", r.requests}, {"duration_s", r.duration_s}, {"requests_per_s", r.requests_per_s},
+                         {"output_tokens_per_s", r.output_tokens_per_s}, {"ttft_s", percentiles_json(r.ttft_s)},
+                         {"tpot_s", percentiles_json(r.tpot_s)}, {"e2e_s", percentiles_json(r.e2e_s)},
+                         {"goodput_requests_per_s", r.goodput_requests_per_s}, {"slo_attained", r.slo_attained},
+                         {"slo_ttft_s", o->slo_ttft}, {"slo_tpot_s", o->slo_tpot}, {"preemptions", r.preemptions},
+                         {"steps", r.steps}, {"mean_batch", r.mean_batch}, {"peak_kv_fraction", r.peak_kv_fraction},
+                         {"mean_kv_fraction", r.mean_kv_fraction}, {"kv_budget_bytes_per_device", pol.kv_budget_bytes},
+                         {"usd_per_mtok_output", usd_mtok}, {"joules_per_output_token", j_tok}, {"policies", policies}};
+        nlohmann::json tl = nlohmann::json::array();
+        for (const auto& [t, v] : r.kv_timeline) tl.push_back({t, v});
+        j["kv_timeline"] = tl;
+        emit(ctx, o->out, j.dump(2) + "\n");
+        return kExitOk;
+      }
+      reports::Table t;
+      t.title = "simulate: " + model.id + " on " + chip.id + (o->tp > 1 ? " x" + std::to_string(o->tp) : "") + ", " + plan.describe() +
+                ", runtime " + prof.id + ", " + load;
+      t.headers = {"quantity", "p50", "p90", "p99"};
+      auto lat = [&](const char* name, const Percentiles& p) {
+        t.rows.push_back({name, reports::seconds(p.p50), reports::seconds(p.p90), reports::seconds(p.p99)});
+      };
+      lat("TTFT", r.ttft_s);
+      lat("TPOT", r.tpot_s);
+      lat("end to end", r.e2e_s);
+      auto row = [&](const std::string& q, const std::string& v) { t.rows.push_back({q, v, "", ""}); };
+      row("throughput", reports::sig(r.requests_per_s) + " req/s, " + reports::sig(r.output_tokens_per_s) + " tok/s out");
+      if (o->slo_ttft > 0 || o->slo_tpot > 0)
+        row("goodput", reports::sig(r.goodput_requests_per_s) + " req/s (" + reports::sig(100 * r.slo_attained) + "% within SLO)");
+      row("requests", std::to_string(r.requests) + " in " + reports::seconds(r.duration_s));
+      row("batch", reports::sig(r.mean_batch) + " sequences per step on average, " + std::to_string(r.steps) + " steps");
+      row("KV pages", reports::sig(100 * r.peak_kv_fraction) + "% peak, " + reports::sig(100 * r.mean_kv_fraction) + "% mean");
+      row("preemptions", std::to_string(r.preemptions));
+      if (usd_mtok > 0) row("$/Mtok out", reports::usd(usd_mtok) + " at this load");
+      if (j_tok > 0) row("J/token out", reports::sig(j_tok) + " (TDP x devices)");
+      for (const auto& p : policies) t.footnotes.push_back("policy: " + p);
+      emit(ctx, o->out, reports::render({t}, o->out.format));
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace rooftop::cli
