@@ -180,6 +180,7 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
     // (itself when it is the newest). Then waiting sequences while tokens, sequences and pages remain.
     std::vector<std::pair<size_t, int64_t>> planned;  // (index in running, new tokens)
     int64_t budget = pol.token_budget;
+    const int64_t preemptions_at_start = res.preemptions;
     for (size_t i = 0; i < running.size() && budget > 0;) {
       Sequence& s = running[i];
       const int64_t want = s.cached < s.target ? std::min(s.target - s.cached, budget) : 1;
@@ -190,7 +191,9 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
         preempt(running.size() - 1);  // the newest: later in the list than i, or i itself
       }
     }
-    while (!waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_seqs) {
+    // As vLLM's scheduler: no admissions in a step that had to preempt (they would take the room back at once).
+    while (res.preemptions == preemptions_at_start && !waiting.empty() && budget > 0 &&
+           static_cast<int64_t>(running.size()) < pol.max_seqs) {
       Sequence& s = waiting.front();
       const int64_t want = std::min(s.target - s.cached, budget);
       if (!grow(s, want)) break;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analyzer/errors.h"
+#include "base/limits.h"
 #include "analyzer/params.h"
 #include "models/models.h"
 
@@ -172,7 +173,11 @@ ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
       {"state", [&](const std::string& k, const YAML::Node& n) {
          walk_map(c, k, n, state_keys);
          if (!n["kind"]) c.fail(k + ".kind", "missing (mamba, mamba2 or gated_deltanet)");
-         if (state.kind == StateKind::mamba2 && !n["inner"]) state.inner = state.heads * state.head_dim;
+         if (state.kind == StateKind::mamba2 && !n["inner"]) {
+           if (state.heads > limits::kHeads || state.head_dim > limits::kHidden)  // before the product can wrap
+             c.fail(k + ".heads", "and head_dim must be at most " + std::to_string(limits::kHeads) + " and " + std::to_string(limits::kHidden));
+           state.inner = state.heads * state.head_dim;
+         }
          m.state = state;
        }},
       {"mixer_free_layers", I(m.mixer_free_layers)},

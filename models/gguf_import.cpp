@@ -68,8 +68,10 @@ void read_hybrid_layers(const Header& h, ModelSpec& m) {
   int64_t state = 0, both = 0, neither = 0, no_ffn = 0;
   for (int64_t i = 0; i < m.layers; ++i) {
     const bool ssm = block(i, "ssm_conv1d.weight");
-    const bool attn = block(i, "attn_q.weight") || block(i, "attn_qkv.weight") || block(i, "attn_k.weight") ||
-                      block(i, "attn_kv_a_mqa.weight");
+    // Attention that keeps KV: its own key projection (a fused attn_qkv counts only outside state blocks:
+    // Qwen3.5's Gated DeltaNet blocks store their q/k/v input as attn_qkv).
+    const bool attn = block(i, "attn_k.weight") || block(i, "attn_kv_a_mqa.weight") ||
+                      (!ssm && (block(i, "attn_q.weight") || block(i, "attn_qkv.weight")));
     const bool ffn = block(i, "ffn_up.weight") || block(i, "ffn_down.weight") || block(i, "ffn_up_exps.weight") ||
                      block(i, "ffn_down_exps.weight") || block(i, "ffn_gate_up_exps.weight");
     state += ssm;

@@ -34,6 +34,13 @@ struct Config {
     return v.get<int64_t>();
   }
   int64_t integer(const char* key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+  // A whole number at most `max` (a dimension that is multiplied by another before any other check).
+  int64_t bounded(const char* key, int64_t fallback, int64_t max) const { return has(key) ? bounded(key, max) : fallback; }
+  int64_t bounded(const char* key, int64_t max) const {
+    const int64_t v = integer(key);
+    if (v > max) fail(key, "must be at most " + std::to_string(max) + ", got " + std::to_string(v));
+    return v;
+  }
   double number(const char* key, double fallback) const {
     if (!has(key)) return fallback;
     const json& v = j.at(key);
@@ -104,10 +111,12 @@ int64_t count_layers(int64_t layers, Pred pred) {
 int64_t qwen_dense_layers(const Config& c, int64_t layers) {
   const int64_t step = c.integer("decoder_sparse_step", 1);
   if (step == 0) c.fail("decoder_sparse_step", "must be >= 1");
-  const std::vector<int64_t> only = c.integers("mlp_only_layers");
-  return count_layers(layers, [&](int64_t i) {
-    return std::find(only.begin(), only.end(), i) != only.end() || (i + 1) % step != 0;
-  });
+  std::vector<bool> only(static_cast<size_t>(layers), false);
+  for (int64_t i : c.integers("mlp_only_layers")) {
+    if (i >= layers) c.fail("mlp_only_layers", "lists layer " + std::to_string(i) + "; layers are 0 to " + std::to_string(layers - 1));
+    only[static_cast<size_t>(i)] = true;
+  }
+  return count_layers(layers, [&](int64_t i) { return only[static_cast<size_t>(i)] || (i + 1) % step != 0; });
 }
 
 // DeepSeek-style MLA and MoE (deepseek_v2, deepseek_v3, kimi_k2) and GLM-4.5's MoE: the first
@@ -124,8 +133,9 @@ MoeSpec deepseek_moe(const Config& c) {
 }
 
 // Python's json module writes Infinity, -Infinity and NaN (Nemotron-H's "time_step_limit": [0.0, Infinity]),
-// which JSON does not allow. Outside strings they become null; no key this importer reads takes them.
-std::string python_literals_to_null(std::string_view text) {
+// which JSON does not allow. Outside strings they become the strings "Infinity", "-Infinity", "NaN": keys
+// never read stay harmless, and a key that is read is refused by name (not a number).
+std::string python_literals_to_strings(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   bool in_string = false;
@@ -141,7 +151,7 @@ std::string python_literals_to_null(std::string_view text) {
     bool replaced = false;
     for (std::string_view lit : {"-Infinity", "Infinity", "NaN"})
       if (text.substr(i, lit.size()) == lit) {
-        out += "null";
+        out += "\"" + std::string(lit) + "\"";
         i += lit.size() - 1;
         replaced = true;
         break;
@@ -164,10 +174,10 @@ ModelSpec from_config(const Config& c) {
   m.heads = c.integer("num_attention_heads");
   m.kv_heads = c.integer("num_key_value_heads", m.heads);
   if (m.heads == 0) c.fail("num_attention_heads", "must be > 0");
-  if (!c.has("head_dim") && m.hidden % m.heads != 0)
+  if (!c.has("head_dim") && t != "gemma" && t != "gemma2" && m.hidden % m.heads != 0)
     c.fail("hidden_size", "(" + std::to_string(m.hidden) + ") must divide by num_attention_heads (" + std::to_string(m.heads) +
                               ") when head_dim is not given");
-  m.head_dim = c.integer("head_dim", m.hidden / m.heads);
+  m.head_dim = c.integer("head_dim", (t == "gemma" || t == "gemma2") ? 256 : m.hidden / m.heads);
   m.ffn = c.integer("intermediate_size", 0);
   // Absent keys take their configuration class's default: Gemma and Cohere tie the LM head to the embeddings.
   m.tied_embeddings = c.boolean("tie_word_embeddings", t == "gemma" || t == "gemma2" || t == "gemma3_text" || t == "cohere");
@@ -180,7 +190,7 @@ ModelSpec from_config(const Config& c) {
   if (t == "qwen2" || t == "qwen2_moe") m.attention_bias = true;  // Qwen2 always has q/k/v biases; the key is absent
 
   // Sliding windows: `layer_types` when given, else the family's rule.
-  const int64_t window = c.integer("sliding_window", 0);
+  const int64_t window = c.integer("sliding_window", t == "gemma2" ? 4096 : 0);
   const int64_t sliding = c.count_in_list("layer_types", "sliding_attention");
   if (sliding >= 0) {
     m.sliding_window = sliding > 0 ? window : 0;
@@ -190,7 +200,7 @@ ModelSpec from_config(const Config& c) {
     m.sliding_window_layers = window > 0 ? m.layers : 0;
   } else if ((t == "qwen2" || t == "qwen3" || t == "qwen3_moe" || t == "qwen2_moe") && c.boolean("use_sliding_window", false)) {
     m.sliding_window = window;  // layers from max_window_layers on use the window
-    m.sliding_window_layers = window > 0 ? m.layers - std::min(m.layers, c.integer("max_window_layers", 0)) : 0;
+    m.sliding_window_layers = window > 0 ? m.layers - std::min(m.layers, c.integer("max_window_layers", 28)) : 0;
   } else if (t == "gemma3_text") {
     const int64_t pattern = c.integer("sliding_window_pattern", 6);  // every pattern-th layer is global
     m.sliding_window = window;
@@ -219,8 +229,8 @@ ModelSpec from_config(const Config& c) {
     m.qk_norm = c.boolean("use_qk_norm", false);
   }
   if (t == "phimoe") {
-    m.layernorm_bias = true;  // LayerNorm with weight and bias; q, k, v and o carry biases
-    m.attention_bias = c.boolean("attention_bias", true);
+    m.layernorm_bias = true;  // LayerNorm with weight and bias; q, k, v and o biases when attention_bias
+    m.attention_bias = c.boolean("attention_bias", false);  // PhimoeConfig's default (Phi-3.5-MoE sets true)
     m.attention_out_bias = m.attention_bias;
   }
 
@@ -293,9 +303,11 @@ ModelSpec from_config(const Config& c) {
     // next-token-prediction layer (num_nextn_predict_layers) is not a decoder layer and is left out, as
     // transformers leaves it out when loading.
     MoeSpec e = deepseek_moe(c);
+    e.dense_layers = c.integer("first_k_dense_replace", 1);  // Glm4MoeConfig's defaults
+    e.shared_experts = c.integer("n_shared_experts", 1);
     e.router_bias = true;
     m.moe = e;
-    m.attention_bias = c.boolean("attention_bias", true);
+    m.attention_bias = c.boolean("attention_bias", false);
     m.qk_norm = c.boolean("use_qk_norm", false);
   } else if (t == "llama4_text") {
     // Llama 4: experts every interleave_moe_layer_step-th layer (plus one shared expert), dense FFNs of
@@ -307,16 +319,29 @@ ModelSpec from_config(const Config& c) {
     e.shared_experts = 1;
     const int64_t step = c.integer("interleave_moe_layer_step", 1);
     if (step == 0) c.fail("interleave_moe_layer_step", "must be >= 1");
-    const std::vector<int64_t> listed = c.integers("moe_layers");
-    const int64_t moe = c.has("moe_layers") ? static_cast<int64_t>(listed.size())
-                                            : count_layers(m.layers, [&](int64_t i) { return i % step == step - 1; });
-    e.dense_layers = m.layers - std::min(moe, m.layers);
-    m.ffn = e.dense_layers > 0 ? c.integer("intermediate_size_mlp") : c.integer("intermediate_size_mlp", 0);
+    std::vector<bool> is_moe(static_cast<size_t>(m.layers), false);
+    if (c.has("moe_layers")) {
+      for (int64_t i : c.integers("moe_layers")) {
+        if (i >= m.layers) c.fail("moe_layers", "lists layer " + std::to_string(i) + "; layers are 0 to " + std::to_string(m.layers - 1));
+        is_moe[static_cast<size_t>(i)] = true;
+      }
+    } else {
+      for (int64_t i = 0; i < m.layers; ++i) is_moe[static_cast<size_t>(i)] = i % step == step - 1;
+    }
+    e.dense_layers = m.layers - static_cast<int64_t>(std::count(is_moe.begin(), is_moe.end(), true));
+    m.ffn = c.integer("intermediate_size_mlp", 16384);  // Llama4TextConfig's default
     m.moe = e;
-    const int64_t chunk = c.integer("attention_chunk_size", 0);
+    const int64_t chunk = c.integer("attention_chunk_size", 8192);
     std::vector<int64_t> rope = c.integers("no_rope_layers");  // 1: RoPE with chunked attention; 0: NoPE, global
-    if (!c.has("no_rope_layers"))
-      for (int64_t i = 0; i < m.layers; ++i) rope.push_back((i + 1) % c.integer("no_rope_layer_interval", 4) != 0);
+    if (c.has("no_rope_layers")) {
+      if (static_cast<int64_t>(rope.size()) != m.layers)
+        c.fail("no_rope_layers", "has " + std::to_string(rope.size()) + " entries; expected one per layer (" + std::to_string(m.layers) + ")");
+      for (int64_t& r : rope) r = r != 0;  // any non-zero: RoPE
+    } else {
+      const int64_t interval = c.integer("no_rope_layer_interval", 4);
+      if (interval == 0) c.fail("no_rope_layer_interval", "must be >= 1");
+      for (int64_t i = 0; i < m.layers; ++i) rope.push_back((i + 1) % interval != 0);
+    }
     if (chunk > 0) {
       m.sliding_window = chunk;
       m.chunked_window = true;
@@ -327,15 +352,18 @@ ModelSpec from_config(const Config& c) {
     // Qwen3-Next and Qwen3.5: Gated DeltaNet on most layers, gated attention (q_proj doubled for the output
     // gate) every full_attention_interval-th layer, unless layer_types lists them.
     const int64_t listed = c.count_in_list("layer_types", "linear_attention");
+    if (listed >= 0 && static_cast<int64_t>(c.j.at("layer_types").size()) != m.layers)
+      c.fail("layer_types", "has " + std::to_string(c.j.at("layer_types").size()) + " entries; expected one per layer (" +
+                                std::to_string(m.layers) + ")");
     const int64_t interval = c.integer("full_attention_interval", 4);
     if (interval == 0) c.fail("full_attention_interval", "must be >= 1");
     StateSpec st;
     st.kind = StateKind::gated_deltanet;
     st.layers = listed >= 0 ? listed : count_layers(m.layers, [&](int64_t i) { return (i + 1) % interval != 0; });
-    st.heads = c.integer("linear_num_value_heads");
-    st.head_dim = c.integer("linear_value_head_dim");
-    st.key_heads = c.integer("linear_num_key_heads");
-    st.key_head_dim = c.integer("linear_key_head_dim");
+    st.heads = c.bounded("linear_num_value_heads", limits::kHeads);
+    st.head_dim = c.bounded("linear_value_head_dim", limits::kHidden);
+    st.key_heads = c.bounded("linear_num_key_heads", limits::kHeads);
+    st.key_head_dim = c.bounded("linear_key_head_dim", limits::kHidden);
     st.conv_kernel = c.integer("linear_conv_kernel_dim", 4);
     st.inner = st.heads * st.head_dim;
     st.conv_bias = false;
@@ -346,16 +374,21 @@ ModelSpec from_config(const Config& c) {
     // One block per layer, named by hybrid_override_pattern: M Mamba-2, * attention, - MLP, E experts
     // (Nemotron 3). Each block has one norm; MLPs and experts are squared ReLU, up and down only.
     std::string pattern;
-    if (c.has("hybrid_override_pattern") || !c.has("layers_block_type")) {
+    const char* list_key = c.has("layers_block_type") ? "layers_block_type" : "layer_types";
+    if (c.has("hybrid_override_pattern") || !c.has(list_key)) {
       pattern = c.text("hybrid_override_pattern");
-    } else {  // newer configs: one name per layer
-      const json& kinds = c.j.at("layers_block_type");
-      if (!kinds.is_array()) c.fail("layers_block_type", "must be a list of layer kinds");
+    } else {  // newer configs: one name per layer (current transformers: linear_attention / full_attention)
+      const json& kinds = c.j.at(list_key);
+      if (!kinds.is_array()) c.fail(list_key, "must be a list of layer kinds");
       for (const auto& k : kinds) {
         const std::string name = k.is_string() ? k.get<std::string>() : "";
-        const char ch = name == "mamba" ? 'M' : name == "attention" ? '*' : name == "mlp" ? '-' : name == "moe" ? 'E' : '?';
-        if (ch == '?') c.fail("layers_block_type", "has the layer kind " + describe_json(k) + "; expected mamba, attention, mlp or moe");
+        const char ch = name == "mamba" || name == "linear_attention" ? 'M'
+                        : name == "attention" || name == "full_attention" ? '*'
+                        : name == "mlp" ? '-' : name == "moe" ? 'E' : '?';
+        if (ch == '?')
+          c.fail(list_key, "has the layer kind " + describe_json(k) + "; expected mamba (linear_attention), attention (full_attention), mlp or moe");
         pattern += ch;
+        if (pattern.size() > static_cast<size_t>(limits::kLayers)) break;
       }
     }
     if (pattern.size() > static_cast<size_t>(limits::kLayers))
@@ -372,14 +405,15 @@ ModelSpec from_config(const Config& c) {
     if (c.has("num_hidden_layers") && c.integer("num_hidden_layers") != m.layers)
       c.fail("num_hidden_layers", "(" + std::to_string(c.integer("num_hidden_layers")) + ") differs from the " +
                                       std::to_string(m.layers) + " layers of hybrid_override_pattern");
+    if (n_of('M') == 0) c.fail("hybrid_override_pattern", "has no Mamba layer (M); a nemotron_h model needs at least one");
     StateSpec st;
     st.kind = StateKind::mamba2;
     st.layers = n_of('M');
-    st.heads = c.integer("mamba_num_heads");
-    st.head_dim = c.integer("mamba_head_dim");
+    st.heads = c.bounded("mamba_num_heads", limits::kHeads);
+    st.head_dim = c.bounded("mamba_head_dim", limits::kHidden);
     st.inner = st.heads * st.head_dim;
     st.state_dim = c.integer("ssm_state_size");
-    st.groups = c.integer("n_groups", 1);
+    st.groups = c.integer("n_groups", 8);  // NemotronHConfig's defaults
     st.conv_kernel = c.integer("conv_kernel", 4);
     st.conv_bias = c.boolean("use_conv_bias", true);
     st.proj_bias = c.boolean("use_bias", false);
@@ -387,16 +421,18 @@ ModelSpec from_config(const Config& c) {
     m.state = st;
     m.mixer_free_layers = n_of('-') + n_of('E');
     m.ffn_free_layers = n_of('M') + n_of('*');
-    if (n_of('E') > 0) {  // a router with a score-correction bias, routed experts and one shared expert
+    if (n_of('E') > 0) {  // a router with a score-correction bias, routed experts and always one shared expert
       MoeSpec e = deepseek_moe(c);
       e.dense_layers = n_of('-');
-      e.shared_expert_ffn = c.integer("moe_shared_expert_intermediate_size", e.expert_ffn);
+      e.shared_experts = 1;  // NemotronHMoE builds one, whatever n_shared_experts says
+      e.shared_expert_ffn = c.integer("moe_shared_expert_intermediate_size", 7688);
       e.router_bias = true;
       m.moe = e;
     }
     m.ffn_kind = FfnKind::gelu;  // two matrices
     m.norms_per_layer = 1;
-    if (c.has("attention_head_dim")) m.head_dim = c.integer("attention_head_dim");
+    m.head_dim = c.has("attention_head_dim") ? c.integer("attention_head_dim") : c.integer("head_dim", 128);
+    m.kv_heads = c.integer("num_key_value_heads", 8);
     m.attention_bias = m.attention_out_bias = c.boolean("attention_bias", false);
   } else if (t == "jamba") {
     // Mamba-1 layers except every attn_layer_period-th (from attn_layer_offset); experts every
@@ -405,10 +441,12 @@ ModelSpec from_config(const Config& c) {
     const int64_t ep = c.integer("expert_layer_period", 2), eo = c.integer("expert_layer_offset", 1);
     if (ap == 0) c.fail("attn_layer_period", "must be >= 1");
     if (ep == 0) c.fail("expert_layer_period", "must be >= 1");
+    if (ao >= ap) c.fail("attn_layer_offset", "must be below attn_layer_period (" + std::to_string(ap) + ")");
+    if (eo >= ep) c.fail("expert_layer_offset", "must be below expert_layer_period (" + std::to_string(ep) + ")");
     StateSpec st;
     st.kind = StateKind::mamba;
     st.layers = count_layers(m.layers, [&](int64_t i) { return i % ap != ao; });
-    st.inner = c.integer("mamba_expand", 2) * m.hidden;
+    st.inner = c.bounded("mamba_expand", 2, 64) * m.hidden;
     st.state_dim = c.integer("mamba_d_state", 16);
     st.conv_kernel = c.integer("mamba_d_conv", 4);
     st.dt_rank = c.has("mamba_dt_rank") && c.j.at("mamba_dt_rank").is_string() && c.j.at("mamba_dt_rank") == "auto"
@@ -420,19 +458,19 @@ ModelSpec from_config(const Config& c) {
     m.state = st;
     MoeSpec e;
     e.experts = c.integer("num_experts", 16);
-    e.active_experts = c.integer("num_experts_per_tok", 2);
+    e.active_experts = std::min(e.experts, c.integer("num_experts_per_tok", 2));
     e.expert_ffn = c.integer("intermediate_size");
     e.dense_layers = count_layers(m.layers, [&](int64_t i) { return i % ep != eo; });
-    m.moe = e;
+    if (e.experts > 1) m.moe = e;  // num_experts 1: every layer a dense MLP
   } else if (t == "falcon_h1") {
     // Mamba-2 beside attention in every layer, then a SwiGLU FFN. The muP multipliers are buffers, not weights.
     StateSpec st;
     st.kind = StateKind::mamba2;
     st.layers = m.layers;
     st.parallel = true;
-    st.heads = c.integer("mamba_n_heads");
-    st.head_dim = c.integer("mamba_d_head");
-    st.inner = c.has("mamba_d_ssm") ? c.integer("mamba_d_ssm") : c.integer("mamba_expand", 2) * m.hidden;
+    st.heads = c.bounded("mamba_n_heads", limits::kHeads);
+    st.head_dim = c.bounded("mamba_d_head", limits::kHidden);
+    st.inner = c.has("mamba_d_ssm") ? c.integer("mamba_d_ssm") : c.bounded("mamba_expand", 2, 64) * m.hidden;
     st.state_dim = c.integer("mamba_d_state");
     st.groups = c.integer("mamba_n_groups", 1);
     st.conv_kernel = c.integer("mamba_d_conv", 4);
@@ -454,7 +492,7 @@ ModelSpec from_hf_config(const std::string& path) {
 }
 
 ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
-  json root = parse_json(python_literals_to_null(text), path);
+  json root = parse_json(python_literals_to_strings(text), path);
   if (!root.is_object()) throw InputError(path + ": expected a JSON object (a Hugging Face config.json)");
   if (!root.contains("model_type") || !root["model_type"].is_string())
     throw InputError(path + ": key 'model_type' is missing; expected one of " + join_supported());

@@ -291,3 +291,51 @@ TEST_CASE("a hybrid GGUF (nemotron_h layout): layer kinds from each block's tens
   CHECK_THROWS_WITH(models::from_gguf(bad_path), Contains("head_count_kv' has 2 entries; expected one per layer (4)"));
   std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
 }
+
+TEST_CASE("a Qwen3.5-layout GGUF: Gated DeltaNet blocks hold attn_qkv but keep no KV", "[models][gguf][hybrid]") {
+  // 4 blocks, every 4th full attention (block 3). The DeltaNet blocks store their fused q/k/v input as
+  // attn_qkv and their output gate as attn_gate (llama.cpp's qwen35 layout).
+  GgufWriter w;
+  w.str("general.architecture", "qwen35");
+  w.u32("qwen35.block_count", 4);
+  w.u32("qwen35.embedding_length", 32);
+  w.u32("qwen35.feed_forward_length", 64);
+  w.u32("qwen35.attention.head_count", 2);
+  w.u32("qwen35.attention.head_count_kv", 1);
+  w.u32("qwen35.attention.key_length", 16);
+  w.u32("qwen35.ssm.conv_kernel", 4);
+  w.u32("qwen35.ssm.inner_size", 32);    // value heads x value dim: 2 x 16
+  w.u32("qwen35.ssm.state_size", 16);    // key head dim
+  w.u32("qwen35.ssm.group_count", 1);    // key heads
+  w.u32("qwen35.ssm.time_step_rank", 2); // value heads
+  w.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
+  w.tensor("token_embd.weight", {32, 3});
+  for (int i = 0; i < 4; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    if (i == 3) {
+      w.tensor(b + "attn_q.weight", {32, 64});  // queries and the output gate: 2 x 2 heads x 16
+      w.tensor(b + "attn_k.weight", {32, 16});
+      w.tensor(b + "attn_v.weight", {32, 16});
+    } else {
+      w.tensor(b + "attn_qkv.weight", {32, 64});
+      w.tensor(b + "attn_gate.weight", {32, 32});
+      w.tensor(b + "ssm_conv1d.weight", {4, 64});
+      w.tensor(b + "ssm_beta.weight", {32, 2});
+      w.tensor(b + "ssm_out.weight", {32, 32});
+    }
+    w.tensor(b + "ffn_up.weight", {32, 64});
+  }
+  const std::string path = temp_path("tiny-qwen35.gguf");
+  w.write(path);
+  const ModelSpec m = models::from_gguf(path);
+  REQUIRE(m.state.has_value());
+  CHECK(m.state->kind == StateKind::gated_deltanet);
+  CHECK(m.state->layers == 3);
+  CHECK_FALSE(m.state->parallel);
+  CHECK(attention_layers(m) == 1);
+  CHECK(m.attention_output_gate);
+  // KV: 1 layer x 2 x 1 head x 16 x 2 bytes; state: 3 x (2 heads x 16 x 16 x 4 bytes + 3 x (2 x 16 + 32) x 2 bytes).
+  CHECK(kv_bytes_per_token(m, find_format("bf16")) == 64.0);
+  CHECK(state_bytes_per_sequence(m) == 3.0 * (2048.0 + 384.0));
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+}

@@ -252,3 +252,50 @@ TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5): indexer weights and keys wor
   // MiniMax-M2.5: 62 layers x 2 x 8 KV heads x 128 x 2 bytes = 253,952 ("about 248 KiB per token").
   CHECK(kv_bytes_per_token(models::from_hf_config(data("minimax-m2.5/config.json")), find_format("bf16")) == 253952.0);
 }
+
+TEST_CASE("hostile lists and values in the new model types are refused by key (review of the hybrid change)",
+          "[models][hf][hybrid]") {
+  auto fails = [](const std::string& name, const std::string& text, const std::string& expected) {
+    INFO(name);
+    CHECK_THROWS_WITH(models::from_hf_config(write_temp(name, text)), Contains(expected));
+  };
+  const std::string llama4 = R"("model_type": "llama4_text", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 4,
+      "num_attention_heads": 2, "intermediate_size": 8, "num_local_experts": 2, "num_experts_per_tok": 1)";
+  fails("rope0", "{" + llama4 + R"(, "no_rope_layer_interval": 0})", "key 'no_rope_layer_interval' must be >= 1");
+  fails("rope-len", "{" + llama4 + R"(, "no_rope_layers": [1, 1, 0]})", "key 'no_rope_layers' has 3 entries; expected one per layer (4)");
+  fails("moe-layers", "{" + llama4 + R"(, "moe_layers": [1, 9]})", "key 'moe_layers' lists layer 9");
+  fails("mlp-only", R"({"model_type": "qwen3_moe", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 2,
+      "num_attention_heads": 2, "intermediate_size": 8, "num_experts": 2, "num_experts_per_tok": 1,
+      "moe_intermediate_size": 8, "mlp_only_layers": [0, 7]})", "key 'mlp_only_layers' lists layer 7");
+  fails("expand", R"({"model_type": "jamba", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 2,
+      "num_attention_heads": 2, "intermediate_size": 8, "mamba_expand": 4611686018427387904})", "key 'mamba_expand' must be at most 64");
+  fails("offset", R"({"model_type": "jamba", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 2,
+      "num_attention_heads": 2, "intermediate_size": 8, "attn_layer_period": 2, "attn_layer_offset": 2})",
+        "key 'attn_layer_offset' must be below attn_layer_period (2)");
+  fails("heads", R"({"model_type": "nemotron_h", "vocab_size": 10, "hidden_size": 8, "num_attention_heads": 2,
+      "intermediate_size": 8, "hybrid_override_pattern": "M*", "mamba_num_heads": 8589934592, "mamba_head_dim": 8589934592,
+      "ssm_state_size": 4})", "key 'mamba_num_heads' must be at most");
+  fails("nan", R"({"model_type": "llama", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+      "num_attention_heads": 2, "intermediate_size": 8, "rope_theta": NaN})", "key 'rope_theta' must be a number");
+  fails("gdn-len", R"({"model_type": "qwen3_next", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 2,
+      "num_attention_heads": 2, "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
+      "shared_expert_intermediate_size": 8, "layer_types": ["linear_attention", "full_attention", "full_attention"]})",
+        "key 'layer_types' has 3 entries; expected one per layer (2)");
+
+  // Current transformers writes Nemotron-H's kinds as layers_block_type / layer_types with new names, and
+  // always builds one shared expert (n_shared_experts unused).
+  const ModelSpec nh = models::from_hf_config(write_temp("nh-names", R"({"model_type": "nemotron_h", "vocab_size": 10,
+      "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 8,
+      "layer_types": ["linear_attention", "moe", "full_attention", "mlp"], "mamba_num_heads": 2, "mamba_head_dim": 4,
+      "ssm_state_size": 4, "n_groups": 1, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8,
+      "moe_shared_expert_intermediate_size": 16})"));
+  CHECK(nh.layers == 4);
+  CHECK(nh.state->layers == 1);
+  CHECK(attention_layers(nh) == 1);
+  CHECK(moe_layers(nh) == 1);
+  CHECK(dense_ffn_layers(nh) == 1);
+  REQUIRE(nh.moe.has_value());
+  CHECK(nh.moe->shared_experts == 1);
+  CHECK(nh.moe->shared_expert_ffn == 16);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-hf");
+}
