@@ -149,8 +149,9 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
       waiting.push_back(Sequence{id, 0, requests[id].prompt, 0, 0});
     }
   };
+  // Book pages for `tokens` tokens beyond the cache (none while within what is already booked).
   auto grow = [&](Sequence& s, int64_t tokens) -> bool {
-    const double need = footprint(s.cached + tokens) - s.held_bytes;
+    const double need = std::max(0.0, footprint(s.cached + tokens) - s.held_bytes);
     if (used + need > pol.kv_budget_bytes) return false;
     used += need;
     s.held_bytes += need;
@@ -192,11 +193,13 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
       }
     }
     // As vLLM's scheduler: no admissions in a step that had to preempt (they would take the room back at once).
+    // A sequence is admitted only with pages for its whole prompt (or recompute) booked, so its later
+    // chunks never preempt the sequences decoding beside it.
     while (res.preemptions == preemptions_at_start && !waiting.empty() && budget > 0 &&
            static_cast<int64_t>(running.size()) < pol.max_seqs) {
       Sequence& s = waiting.front();
       const int64_t want = std::min(s.target - s.cached, budget);
-      if (!grow(s, want)) break;
+      if (!grow(s, s.target - s.cached)) break;
       running.push_back(s);
       waiting.pop_front();
       planned.emplace_back(running.size() - 1, want);
