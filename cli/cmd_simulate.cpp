@@ -19,7 +19,8 @@ namespace {
 struct SimulateCli {
   ModelOptions m;
   OutputOptions out;
-  double rate = 0, slo_ttft = 0, slo_tpot = 0;
+  std::string rates;
+  double slo_ttft = 0, slo_tpot = 0;
   int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 8192, block = 16;
   uint64_t seed = 1;
   std::string trace;
@@ -91,7 +92,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
                                  "Example: rooftop simulate --model llama-3.1-8b --hw h100-sxm --runtime vllm --rate 5 --requests 500");
   o->cmd = cmd;
   add_model_options(*cmd, o->m);
-  cmd->add_option("--rate", o->rate, "Poisson arrivals, requests per second")->check(in_range(1e-9, 1e6));
+  cmd->add_option("--rate", o->rates, "Poisson arrivals, requests per second; a list (1,2,4,8) sweeps the rates");
   cmd->add_option("--concurrency", o->concurrency, "a closed loop of N clients, each sending its next request when one ends")
       ->check(in_range(1, 1e6));
   cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header)");
@@ -116,16 +117,29 @@ void register_simulate(CLI::App& app, Context& ctx) {
       const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
       const RuntimeProfile prof = resolve_runtime(o->m).value_or(generic_profile(cpu));
 
-      std::vector<ServingRequest> reqs;
-      SimulationOptions so;
-      if (!o->trace.empty()) reqs = read_trace(o->trace);
-      else if (o->given("--rate")) reqs = poisson_requests(o->requests, o->rate, o->prompt, o->output, o->seed);
-      else {
-        reqs.assign(static_cast<size_t>(o->requests), ServingRequest{0, o->prompt, o->output});
-        so.concurrency = o->concurrency;
+      std::vector<double> rates;
+      if (o->given("--rate")) {
+        std::stringstream ss(o->rates);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+          double v = 0;
+          size_t used = 0;
+          try {
+            v = std::stod(item, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used == 0 || used != item.size() || !(v > 0) || v > 1e6)
+            throw InputError("--rate: '" + item + "' is not a rate; expected requests per second in (0, 1e6], e.g. 2 or 1,2,4,8");
+          rates.push_back(v);
+          if (rates.size() > 64) throw InputError("--rate: at most 64 rates in a sweep");
+        }
+        if (rates.empty()) throw InputError("--rate: expected requests per second, e.g. 2 or 1,2,4,8");
       }
+      SimulationOptions so;
       so.slo_ttft_s = o->slo_ttft;
       so.slo_tpot_s = o->slo_tpot;
+      if (o->given("--concurrency")) so.concurrency = o->concurrency;
 
       // Memory: the runtime gives memory_fraction of each device to weights, activations and the KV pages.
       FitOptions fo;
@@ -140,17 +154,23 @@ void register_simulate(CLI::App& app, Context& ctx) {
       pol.state_fraction = f.state_bytes > 0 ? f.state_bytes_per_device / f.state_bytes : 1.0;
       const double activations = activation_bytes(model, pol.token_budget, pol.max_seqs, cpu ? 4.0 : 2.0) / static_cast<double>(o->tp);
       pol.kv_budget_bytes = chip.memory_bytes * prof.memory_fraction - f.weights_bytes_per_device - activations;
-
       const StepCost cost(model, chip, plan, prof, o->tp);
-      const SimulationResult r = simulate(model, plan, reqs, pol, cost, so);
 
+      auto requests_at = [&](double rate) {
+        if (!o->trace.empty()) return read_trace(o->trace);
+        if (rate > 0) return poisson_requests(o->requests, rate, o->prompt, o->output, o->seed);
+        return std::vector<ServingRequest>(static_cast<size_t>(o->requests), ServingRequest{0, o->prompt, o->output});
+      };
+      std::vector<SimulationResult> runs;
+      for (double rate : rates.empty() ? std::vector<double>{0} : rates) runs.push_back(simulate(model, plan, requests_at(rate), pol, cost, so));
+      const SimulationResult& r = runs.front();
       const double devices = static_cast<double>(o->tp);
       const double usd_h = chip.usd_per_hour ? *chip.usd_per_hour * devices : 0;
       const double watts = chip.tdp_watts ? *chip.tdp_watts * devices : 0;
       const double usd_mtok = usd_h > 0 && r.output_tokens > 0 ? usd_h * r.duration_s / 3600.0 / r.output_tokens * 1e6 : 0;
       const double j_tok = watts > 0 && r.output_tokens > 0 ? watts * r.duration_s / r.output_tokens : 0;
       std::string load = !o->trace.empty() ? "trace " + o->trace
-                         : o->given("--rate") ? "Poisson " + reports::sig(o->rate) + " req/s, seed " + std::to_string(o->seed)
+                         : o->given("--rate") ? "Poisson " + o->rates + " req/s, seed " + std::to_string(o->seed)
                                               : std::to_string(o->concurrency) + " concurrent clients";
       std::vector<std::string> policies = {
           "continuous batching, FCFS; at most " + std::to_string(pol.max_seqs) + " sequences and " +
@@ -173,7 +193,35 @@ void register_simulate(CLI::App& app, Context& ctx) {
         nlohmann::json tl = nlohmann::json::array();
         for (const auto& [t, v] : r.kv_timeline) tl.push_back({t, v});
         j["kv_timeline"] = tl;
+        if (runs.size() > 1) {
+          nlohmann::json sweep = nlohmann::json::array();
+          for (size_t i = 0; i < runs.size(); ++i)
+            sweep.push_back({{"rate", rates[i]}, {"requests_per_s", runs[i].requests_per_s},
+                             {"output_tokens_per_s", runs[i].output_tokens_per_s}, {"ttft_s", percentiles_json(runs[i].ttft_s)},
+                             {"tpot_s", percentiles_json(runs[i].tpot_s)}, {"e2e_s", percentiles_json(runs[i].e2e_s)},
+                             {"goodput_requests_per_s", runs[i].goodput_requests_per_s}, {"slo_attained", runs[i].slo_attained},
+                             {"peak_kv_fraction", runs[i].peak_kv_fraction}, {"preemptions", runs[i].preemptions}});
+          j["sweep"] = sweep;
+        }
         emit(ctx, o->out, j.dump(2) + "\n");
+        return kExitOk;
+      }
+      if (runs.size() > 1) {
+        reports::Table t;
+        t.title = "simulate: " + model.id + " on " + chip.id + (o->tp > 1 ? " x" + std::to_string(o->tp) : "") + ", " +
+                  plan.describe() + ", runtime " + prof.id + ", Poisson arrivals, " + std::to_string(o->requests) +
+                  " requests of " + std::to_string(o->prompt) + " + " + std::to_string(o->output) + " tokens per rate";
+        t.headers = {"rate req/s", "served req/s", "tok/s out", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "goodput req/s", "KV peak", "preempted"};
+        for (size_t i = 0; i < runs.size(); ++i) {
+          const auto& x = runs[i];
+          t.rows.push_back({reports::sig(rates[i]), reports::sig(x.requests_per_s), reports::sig(x.output_tokens_per_s),
+                            reports::seconds(x.ttft_s.p50), reports::seconds(x.ttft_s.p99), reports::seconds(x.tpot_s.p50),
+                            reports::seconds(x.tpot_s.p99), reports::sig(x.goodput_requests_per_s), reports::sig(100 * x.peak_kv_fraction) + "%",
+                            std::to_string(x.preemptions)});
+        }
+        t.footnotes.push_back("goodput: requests per second within --slo-ttft and --slo-tpot (all requests when none is given)");
+        for (const auto& p : policies) t.footnotes.push_back("policy: " + p);
+        emit(ctx, o->out, reports::render({t}, o->out.format));
         return kExitOk;
       }
       reports::Table t;

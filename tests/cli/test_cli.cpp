@@ -395,6 +395,14 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
   CHECK(sim["ttft_s"]["p50"].get<double>() == Approx(sp["points"][0]["ttft_s"].get<double>()).epsilon(0.02));
   CHECK(sim["tpot_s"]["p50"].get<double>() == Approx(sp["points"][0]["tpot_s"].get<double>()).epsilon(0.02));
 
+  // A rate sweep: one row per rate; past saturation the served rate stops following the offered one and
+  // TTFT grows (queueing).
+  auto sw = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "1,64", "--requests", "300"});
+  REQUIRE(sw["sweep"].size() == 2);
+  CHECK(sw["sweep"][0]["requests_per_s"].get<double>() == Approx(1.0).epsilon(0.15));
+  CHECK(sw["sweep"][1]["requests_per_s"].get<double>() < 64.0 * 0.5);
+  CHECK(sw["sweep"][1]["ttft_s"]["p99"].get<double>() > 10 * sw["sweep"][0]["ttft_s"]["p99"].get<double>());
+
   std::ofstream(dir / "bad.csv") << "arrival_s,prompt_tokens,output_tokens\n0,abc,4\n";
   auto r = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "bad.csv").string()});
   CHECK(r.code == 2);
