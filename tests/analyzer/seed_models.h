@@ -4,6 +4,15 @@
 
 namespace rooftop::test {
 
+// A dense llama-shaped spec of the given shape (toy models in tests).
+inline ModelSpec dense_spec(const char* id, int64_t vocab, int64_t hidden, int64_t layers, int64_t heads, int64_t kv_heads,
+                            int64_t head_dim, int64_t ffn) {
+  ModelSpec m;
+  m.id = id;
+  m.vocab = vocab; m.hidden = hidden; m.layers = layers; m.heads = heads; m.kv_heads = kv_heads; m.head_dim = head_dim; m.ffn = ffn;
+  return m;
+}
+
 // SmolLM2-135M (huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json).
 inline ModelSpec smollm2_135m() {
   ModelSpec m;

@@ -6,6 +6,7 @@
 #include "analyzer/memory.h"
 #include "analyzer/params.h"
 #include "analyzer/work.h"
+#include "seed_models.h"
 
 using namespace rooftop;
 
@@ -13,15 +14,7 @@ namespace {
 // A small Mamba-2 hybrid: 8 layers, 6 of them Mamba-2 (4 heads of 32, state 16, 2 groups), 2 attention
 // layers (4 heads, 2 KV heads of 32), a SwiGLU FFN in every layer.
 ModelSpec hybrid() {
-  ModelSpec m;
-  m.id = "hybrid";
-  m.vocab = 1000;
-  m.hidden = 128;
-  m.layers = 8;
-  m.heads = 4;
-  m.kv_heads = 2;
-  m.head_dim = 32;
-  m.ffn = 256;
+  ModelSpec m = test::dense_spec("hybrid", 1000, 128, 8, 4, 2, 32, 256);
   StateSpec s;
   s.kind = StateKind::mamba2;
   s.layers = 6;
@@ -101,15 +94,7 @@ TEST_CASE("a decode step reads and writes each sequence's state once; prefill ru
 }
 
 TEST_CASE("chunked attention sees only its own chunk; a sliding window the last W tokens", "[analyzer][hybrid]") {
-  ModelSpec m;
-  m.id = "chunked";
-  m.vocab = 1000;
-  m.hidden = 64;
-  m.layers = 4;
-  m.heads = 2;
-  m.kv_heads = 1;
-  m.head_dim = 32;
-  m.ffn = 128;
+  ModelSpec m = test::dense_spec("chunked", 1000, 64, 4, 2, 1, 32, 128);
   m.sliding_window = 100;
   m.sliding_window_layers = 3;
   PrecisionPlan p;
@@ -134,15 +119,7 @@ TEST_CASE("chunked attention sees only its own chunk; a sliding window the last 
 }
 
 TEST_CASE("sparse attention reads the top-k tokens' KV, and its indexer every token's key", "[analyzer][sparse]") {
-  ModelSpec m;
-  m.id = "dsa";
-  m.vocab = 1000;
-  m.hidden = 64;
-  m.layers = 2;
-  m.heads = 2;
-  m.kv_heads = 2;
-  m.head_dim = 16;
-  m.ffn = 128;
+  ModelSpec m = test::dense_spec("dsa", 1000, 64, 2, 2, 2, 16, 128);
   m.sparse = SparseAttentionSpec{4, 32, 100};  // 4 indexer heads of 32, top 100
   PrecisionPlan p;
   p.weights = "bf16";

@@ -7,22 +7,12 @@
 
 #include "analyzer/errors.h"
 #include "analyzer/serving.h"
+#include "seed_models.h"
 
 using namespace rooftop;
 
 namespace {
-ModelSpec small_model() {
-  ModelSpec m;
-  m.id = "small";
-  m.vocab = 32000;
-  m.hidden = 1024;
-  m.layers = 8;
-  m.heads = 8;
-  m.kv_heads = 2;
-  m.head_dim = 128;
-  m.ffn = 4096;
-  return m;
-}
+ModelSpec small_model() { return test::dense_spec("small", 32000, 1024, 8, 8, 2, 128, 4096); }
 ChipSpec gpu() {
   ChipSpec c;
   c.id = "gpu";
