@@ -273,3 +273,92 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
 }
 
 }  // namespace rooftop
+
+namespace rooftop {
+
+SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile,
+                               int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens) {
+  FitOptions fo;
+  fo.context = block_tokens;
+  fo.tp = tp;
+  const FitResult f = fit(m, chip, p, fo);
+  const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
+  SchedulerPolicy pol;
+  pol.max_seqs = max_seqs > 0 ? max_seqs : profile.max_batch;
+  pol.token_budget = token_budget;
+  pol.block_tokens = block_tokens;
+  pol.kv_fraction = f.kv_bytes > 0 ? f.kv_bytes_per_device / f.kv_bytes : 1.0;
+  pol.state_fraction = f.state_bytes > 0 ? f.state_bytes_per_device / f.state_bytes : 1.0;
+  const double activations = activation_bytes(m, pol.token_budget, pol.max_seqs, cpu ? 4.0 : 2.0) / static_cast<double>(tp);
+  pol.kv_budget_bytes = chip.memory_bytes * profile.memory_fraction - f.weights_bytes_per_device - activations;
+  return pol;
+}
+
+std::vector<PlanCandidate> plan_deployments(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ChipSpec>& chips,
+                                            const RuntimeProfile& profile, const PlanOptions& o) {
+  if (!(o.rate > 0) || !std::isfinite(o.rate)) throw InputError("--rate must be a number > 0 (requests per second)");
+  std::vector<PlanCandidate> out;
+  for (const auto& chip : chips) {
+    if (chip.kind == "cpu" || chip.kind == "soc" || !(chip.memory_bytes > 0)) continue;
+    for (int64_t tp : {1, 2, 4, 8}) {
+      if (tp > o.max_devices || m.heads % tp != 0) continue;
+      if (!m.mla && tp > m.kv_heads && tp % m.kv_heads != 0) continue;
+      if (tp > 1 && !chip.scaleup_bandwidth_bytes_per_s && !chip.scaleout_bandwidth_bytes_per_s) continue;
+      if (tp > 1 && chip.scaleup_domain_size && tp > *chip.scaleup_domain_size) continue;
+      PlanCandidate c;
+      c.hw = chip.id;
+      c.tp = tp;
+      const double price = chip.usd_per_hour.value_or(0);
+      const SchedulerPolicy pol = serving_policy(m, chip, p, profile, tp, o.max_seqs, o.token_budget, o.block_tokens);
+      const StepCost cost(m, chip, p, profile, tp);
+      // Does one replica of this shape serve rate / r within the targets? Checked by simulation.
+      auto run = [&](int64_t r, PlanCandidate& into) -> bool {
+        const auto reqs = poisson_requests(o.requests, o.rate / static_cast<double>(r), o.prompt, o.output, o.seed);
+        const SimulationResult s = simulate(m, p, reqs, pol, cost, {});
+        into.ttft_p99_s = s.ttft_s.p99;
+        into.tpot_p99_s = s.tpot_s.p99;
+        return s.ttft_s.p99 <= o.slo_ttft_p99_s && s.tpot_s.p99 <= o.slo_tpot_p99_s;
+      };
+      try {
+        const int64_t most = o.max_devices / tp;
+        PlanCandidate at_most = c;
+        if (!run(most, at_most)) {  // not even with every device
+          at_most.note = "misses the targets even with " + std::to_string(most * tp) + " devices";
+          out.push_back(at_most);
+          continue;
+        }
+        int64_t lo = 0, hi = most;  // run(hi) meets the targets; find the fewest replicas that do
+        PlanCandidate best = at_most;
+        best.replicas = most;
+        while (hi - lo > 1) {
+          const int64_t mid = lo + (hi - lo) / 2;
+          PlanCandidate trial = c;
+          if (run(mid, trial)) {
+            hi = mid;
+            best = trial;
+            best.replicas = mid;
+          } else {
+            lo = mid;
+          }
+        }
+        best.devices = best.replicas * tp;
+        best.usd_per_hour = price * static_cast<double>(best.devices);
+        best.usd_per_mtok_output = best.usd_per_hour / (o.rate * static_cast<double>(o.output) * 3600.0) * 1e6;
+        if (price <= 0) best.note = "no price on the chip card";
+        out.push_back(best);
+      } catch (const InputError& e) {  // weights or one request do not fit this shape
+        c.note = e.what();
+        out.push_back(c);
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+    const bool fa = a.replicas > 0 && a.usd_per_hour > 0, fb = b.replicas > 0 && b.usd_per_hour > 0;
+    if (fa != fb) return fa;
+    if (fa) return a.usd_per_hour < b.usd_per_hour;
+    return a.replicas > b.replicas;
+  });
+  return out;
+}
+
+}  // namespace rooftop

@@ -54,6 +54,11 @@ struct SchedulerPolicy {
   double state_fraction = 1;      // of a sequence's recurrent state one device holds
 };
 
+// The scheduler's limits on a chip: max_seqs (0: the runtime's max_batch), and the KV pages the runtime's
+// memory_fraction of each device leaves after the weights and a full step's activations (fit's tp/pp shares).
+SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile,
+                               int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens);
+
 struct SimulationOptions {
   int64_t concurrency = 0;        // > 0: a closed loop of this many clients (arrival times ignored)
   double slo_ttft_s = 0;          // 0: no target
@@ -83,6 +88,30 @@ struct SimulationResult {
 // Runs requests (sorted by arrival) to completion. Throws InputError when one request cannot fit at all.
 SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ServingRequest>& requests,
                           const SchedulerPolicy& policy, const StepCost& cost, const SimulationOptions& o);
+
+// Capacity planning: the cheapest deployments (chip x tensor parallelism x replicas) that serve `rate` requests
+// per second within p99 TTFT and TPOT targets, each replica taking rate / replicas (a load balancer).
+struct PlanOptions {
+  double rate = 1;                  // requests per second
+  int64_t prompt = 1024, output = 256;
+  double slo_ttft_p99_s = 1, slo_tpot_p99_s = 0.1;
+  int64_t max_devices = 64;
+  int64_t requests = 200;           // simulated per candidate
+  uint64_t seed = 1;
+  int64_t token_budget = 8192, block_tokens = 16, max_seqs = 0;
+};
+
+struct PlanCandidate {
+  std::string hw;
+  int64_t tp = 1, replicas = 0, devices = 0;  // replicas 0: no count up to max_devices meets the targets
+  double ttft_p99_s = 0, tpot_p99_s = 0;      // at the replicas chosen (or at the most tried)
+  double usd_per_hour = 0, usd_per_mtok_output = 0;
+  std::string note;                           // why it was left out ("weights do not fit", ...)
+};
+
+// Every (chip, tp) tried, feasible ones first by $/hour. Chips without a price are tried, priced 0.
+std::vector<PlanCandidate> plan_deployments(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ChipSpec>& chips,
+                                            const RuntimeProfile& profile, const PlanOptions& o);
 
 // Poisson arrivals at `rate` per second with fixed lengths, from a seeded generator (deterministic).
 std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t prompt, int64_t output, uint64_t seed);

@@ -142,18 +142,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
       if (o->given("--concurrency")) so.concurrency = o->concurrency;
 
       // Memory: the runtime gives memory_fraction of each device to weights, activations and the KV pages.
-      FitOptions fo;
-      fo.context = o->block;
-      fo.tp = o->tp;
-      const FitResult f = fit(model, chip, plan, fo);
-      SchedulerPolicy pol;
-      pol.max_seqs = o->max_seqs > 0 ? o->max_seqs : prof.max_batch;
-      pol.token_budget = o->budget;
-      pol.block_tokens = o->block;
-      pol.kv_fraction = f.kv_bytes > 0 ? f.kv_bytes_per_device / f.kv_bytes : 1.0;
-      pol.state_fraction = f.state_bytes > 0 ? f.state_bytes_per_device / f.state_bytes : 1.0;
-      const double activations = activation_bytes(model, pol.token_budget, pol.max_seqs, cpu ? 4.0 : 2.0) / static_cast<double>(o->tp);
-      pol.kv_budget_bytes = chip.memory_bytes * prof.memory_fraction - f.weights_bytes_per_device - activations;
+      const SchedulerPolicy pol = serving_policy(model, chip, plan, prof, o->tp, o->max_seqs, o->budget, o->block);
       const StepCost cost(model, chip, plan, prof, o->tp);
 
       auto requests_at = [&](double rate) {
@@ -245,6 +234,82 @@ void register_simulate(CLI::App& app, Context& ctx) {
       if (usd_mtok > 0) row("$/Mtok out", reports::usd(usd_mtok) + " at this load");
       if (j_tok > 0) row("J/token out", reports::sig(j_tok) + " (TDP x devices)");
       for (const auto& p : policies) t.footnotes.push_back("policy: " + p);
+      emit(ctx, o->out, reports::render({t}, o->out.format));
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace rooftop::cli
+
+namespace rooftop::cli {
+
+// rooftop plan: the cheapest chip x tensor-parallel x replica count that serves a rate within p99 targets.
+void register_plan(CLI::App& app, Context& ctx) {
+  struct PlanCli {
+    ModelOptions m;
+    OutputOptions out;
+    std::string hw_list;
+    PlanOptions p;
+  };
+  auto o = std::make_shared<PlanCli>();
+  auto* cmd = app.add_subcommand("plan",
+                                 "the cheapest deployments (chip x tensor parallelism x replicas) that serve a request rate "
+                                 "within p99 TTFT and TPOT targets, each checked by simulation\n"
+                                 "Example: rooftop plan --model llama-3.1-70b --precision fp8 --rate 20 --slo-ttft-p99 2 --slo-tpot-p99 0.05 --runtime vllm");
+  add_model_options(*cmd, o->m, /*with_hw=*/false);
+  cmd->add_option("--hw", o->hw_list, "chips to consider, a list (default: every GPU and accelerator card)");
+  cmd->add_option("--rate", o->p.rate, "requests per second to serve")->required()->check(in_range(1e-6, 1e6));
+  cmd->add_option("--prompt-tokens", o->p.prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--output-tokens", o->p.output, "tokens generated per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
+  cmd->add_option("--slo-ttft-p99", o->p.slo_ttft_p99_s, "p99 time-to-first-token target, seconds")->capture_default_str()->check(in_range(1e-6, 1e6));
+  cmd->add_option("--slo-tpot-p99", o->p.slo_tpot_p99_s, "p99 time-per-output-token target, seconds")->capture_default_str()->check(in_range(1e-6, 1e6));
+  cmd->add_option("--max-devices", o->p.max_devices, "devices at most in a deployment")->capture_default_str()->check(in_range(1, 4096));
+  cmd->add_option("--requests", o->p.requests, "requests simulated per candidate")->capture_default_str()->check(in_range(10, 100000));
+  cmd->add_option("--seed", o->p.seed, "random seed of the arrivals")->capture_default_str();
+  add_output_options(*cmd, o->out);
+  cmd->callback([&ctx, o] {
+    ctx.action = [&ctx, o] {
+      ModelSpec model = resolve_model(ctx, o->m.model);
+      PrecisionPlan plan = resolve_plan(o->m);
+      std::vector<ChipSpec> chips;
+      if (o->hw_list.empty()) {
+        for (const auto& c : hw_database(ctx).chips)
+          if (c.kind == "gpu" || c.kind == "accelerator") chips.push_back(c);
+      } else {
+        std::stringstream ss(o->hw_list);
+        std::string id;
+        while (std::getline(ss, id, ',')) chips.push_back(resolve_chip(ctx, id));
+      }
+      const RuntimeProfile prof = resolve_runtime(o->m).value_or(generic_profile(false));
+      const auto found = plan_deployments(model, plan, chips, prof, o->p);
+      if (o->out.format == "json") {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& c : found)
+          j.push_back({{"hw", c.hw}, {"tp", c.tp}, {"replicas", c.replicas}, {"devices", c.devices}, {"ttft_p99_s", c.ttft_p99_s},
+                       {"tpot_p99_s", c.tpot_p99_s}, {"usd_per_hour", c.usd_per_hour}, {"usd_per_mtok_output", c.usd_per_mtok_output},
+                       {"note", c.note}});
+        emit(ctx, o->out, nlohmann::json{{"model", model.id}, {"runtime", prof.id}, {"rate", o->p.rate}, {"candidates", j}}.dump(2) + "\n");
+        return kExitOk;
+      }
+      reports::Table t;
+      t.title = "plan: " + model.id + " (" + plan.describe() + "), " + reports::sig(o->p.rate) + " req/s of " +
+                std::to_string(o->p.prompt) + " + " + std::to_string(o->p.output) + " tokens, p99 TTFT <= " +
+                reports::seconds(o->p.slo_ttft_p99_s) + ", p99 TPOT <= " + reports::seconds(o->p.slo_tpot_p99_s) + ", runtime " + prof.id;
+      t.headers = {"hw", "tp", "replicas", "devices", "TTFT p99", "TPOT p99", "$/hour", "$/Mtok out", "note"};
+      size_t shown = 0, left = 0;
+      for (const auto& c : found) {
+        if (c.replicas == 0 && !c.note.empty() && c.note.find("misses") == std::string::npos) { ++left; continue; }
+        if (++shown > 15) break;
+        t.rows.push_back({c.hw, std::to_string(c.tp), c.replicas > 0 ? std::to_string(c.replicas) : "-",
+                          c.replicas > 0 ? std::to_string(c.devices) : "-", reports::seconds(c.ttft_p99_s), reports::seconds(c.tpot_p99_s),
+                          c.usd_per_hour > 0 ? reports::usd(c.usd_per_hour) : "-",
+                          c.usd_per_mtok_output > 0 ? reports::usd(c.usd_per_mtok_output) : "-", c.note});
+      }
+      if (left > 0) t.footnotes.push_back(std::to_string(left) + " chip x tp shapes left out: the weights or one request do not fit (--format json lists them)");
+      t.footnotes.push_back("each replica serves rate / replicas (Poisson, " + std::to_string(o->p.requests) +
+                            " requests simulated per check, seed " + std::to_string(o->p.seed) + "); the fewest replicas meeting both p99 targets, by bisection");
+      t.footnotes.push_back("not searched: pipeline parallelism, prefill/decode disaggregation, prefix caching");
       emit(ctx, o->out, reports::render({t}, o->out.format));
       return kExitOk;
     };

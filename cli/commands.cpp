@@ -19,6 +19,7 @@ void register_report(CLI::App&, Context&);
 void register_validate(CLI::App&, Context&);
 void register_formats(CLI::App&, Context&);
 void register_simulate(CLI::App&, Context&);
+void register_plan(CLI::App&, Context&);
 
 const std::vector<Registrar>& registrars() {
   static const std::vector<Registrar> list = {
@@ -37,6 +38,7 @@ const std::vector<Registrar>& registrars() {
       register_validate,
       register_formats,
       register_simulate,
+      register_plan,
   };
   return list;
 }

@@ -122,3 +122,43 @@ TEST_CASE("bad serving input gets one line", "[analyzer][serving]") {
   CHECK_THROWS_WITH(simulate(m, bf16(), {{0, 100, 10}}, policy(-5), cost, {}),
                     Catch::Matchers::Contains("no memory is left for the KV cache"));
 }
+
+TEST_CASE("plan: the fewest replicas that meet both p99 targets, checked against simulate itself", "[analyzer][serving][plan]") {
+  const ModelSpec m = small_model();
+  ChipSpec c = gpu();
+  c.usd_per_hour = 2.0;
+  PlanOptions o;
+  o.rate = 3000;
+  o.prompt = 512;
+  o.output = 32;
+  o.slo_ttft_p99_s = 0.05;
+  o.slo_tpot_p99_s = 0.01;
+  o.max_devices = 16;
+  o.requests = 300;
+  const RuntimeProfile prof = generic_profile(false);
+  const auto found = plan_deployments(m, bf16(), {c}, prof, o);
+  REQUIRE_FALSE(found.empty());
+  const PlanCandidate& best = found.front();
+  REQUIRE(best.replicas > 0);
+  CHECK(best.tp == 1);  // the toy chip card states no interconnect: tensor parallelism is not tried
+  CHECK(best.devices == best.replicas);
+  CHECK(best.usd_per_hour == Approx(2.0 * static_cast<double>(best.devices)));
+  // $/Mtok: $/hour over the output tokens served per hour.
+  CHECK(best.usd_per_mtok_output == Approx(best.usd_per_hour / (o.rate * 32 * 3600) * 1e6));
+  // The same check by hand: `replicas` meets the targets, one fewer does not.
+  const SchedulerPolicy pol = serving_policy(m, c, bf16(), prof, 1, 0, o.token_budget, o.block_tokens);
+  const StepCost cost(m, c, bf16(), prof, 1);
+  auto meets = [&](int64_t r) {
+    const auto s = simulate(m, bf16(), poisson_requests(o.requests, o.rate / static_cast<double>(r), o.prompt, o.output, o.seed), pol, cost, {});
+    return s.ttft_s.p99 <= o.slo_ttft_p99_s && s.tpot_s.p99 <= o.slo_tpot_p99_s;
+  };
+  CHECK(meets(best.replicas));
+  REQUIRE(best.replicas > 1);  // the load needs several replicas, so one fewer must miss
+  CHECK_FALSE(meets(best.replicas - 1));
+  // Targets no deployment can meet: reported, not hidden.
+  o.slo_ttft_p99_s = 1e-6;
+  const auto none = plan_deployments(m, bf16(), {c}, prof, o);
+  REQUIRE(none.size() == 1);
+  CHECK(none.front().replicas == 0);
+  CHECK(none.front().note.find("misses the targets") != std::string::npos);
+}

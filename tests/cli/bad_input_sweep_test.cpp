@@ -175,6 +175,9 @@ const std::vector<Sweep> kSweeps = {
      {"--rate", "--concurrency", "--prompt-tokens", "--output-tokens", "--seed", "--tp", "--max-seqs", "--token-budget",
       "--block-tokens", "--slo-ttft", "--slo-tpot"},
      {}},
+    {{"plan", "-m", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "5", "--requests", "20"},
+     {"--rate", "--prompt-tokens", "--output-tokens", "--slo-ttft-p99", "--slo-tpot-p99", "--max-devices", "--requests", "--seed"},
+     {}},
     // Long jobs: only the values that must be refused before anything runs.
     {{"validate", "--quick"}, {"--threads", "--max-memory"}, {"0", "1e18", "1.5"}},
     {{"calibrate", "--quick"}, {"--threads"}, {"0"}},

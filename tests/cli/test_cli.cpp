@@ -414,3 +414,22 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
   CHECK(r.err.find("no 'arrival_s' column") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("plan: candidates sorted by price, each meeting its targets, impossible targets said so") {
+  auto j = json_of({"plan", "--model", "llama-3.1-8b", "--hw", "h100-sxm,a100-80g", "--rate", "20", "--slo-ttft-p99", "1",
+                    "--slo-tpot-p99", "0.05", "--requests", "100"});
+  const auto& c = j["candidates"];
+  REQUIRE(c.size() >= 2);
+  double last = 0;
+  for (const auto& x : c) {
+    if (x["replicas"].get<int64_t>() == 0) continue;
+    CHECK(x["ttft_p99_s"].get<double>() <= 1.0);
+    CHECK(x["tpot_p99_s"].get<double>() <= 0.05);
+    CHECK(x["usd_per_hour"].get<double>() >= last);
+    last = x["usd_per_hour"].get<double>();
+  }
+  CHECK(last > 0);
+  auto none = json_of({"plan", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "20", "--slo-tpot-p99", "0.0001",
+                       "--max-devices", "2", "--requests", "50"});
+  for (const auto& x : none["candidates"]) CHECK(x["replicas"].get<int64_t>() == 0);
+}
