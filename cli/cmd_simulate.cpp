@@ -10,6 +10,7 @@
 #include "base/files.h"
 #include "base/limits.h"
 #include "cli/common.h"
+#include "reports/serving_report.h"
 #include "reports/table.h"
 #include "reports/units.h"
 
@@ -106,7 +107,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
   cmd->add_option("--block-tokens", o->block, "KV page size in tokens")->capture_default_str()->check(in_range(1, 1e5));
   cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
   cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
-  add_output_options(*cmd, o->out);
+  add_output_options(*cmd, o->out, {"table", "json", "md", "csv", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       const int loads = (o->given("--rate") ? 1 : 0) + (o->given("--concurrency") ? 1 : 0) + (o->trace.empty() ? 0 : 1);
@@ -210,7 +211,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
         }
         t.footnotes.push_back("goodput: requests per second within --slo-ttft and --slo-tpot (all requests when none is given)");
         for (const auto& p : policies) t.footnotes.push_back("policy: " + p);
-        emit(ctx, o->out, reports::render({t}, o->out.format));
+        emit(ctx, o->out, o->out.format == "html" ? reports::simulate_html(t.title, runs, rates, t) : reports::render({t}, o->out.format));
         return kExitOk;
       }
       reports::Table t;
@@ -234,7 +235,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
       if (usd_mtok > 0) row("$/Mtok out", reports::usd(usd_mtok) + " at this load");
       if (j_tok > 0) row("J/token out", reports::sig(j_tok) + " (TDP x devices)");
       for (const auto& p : policies) t.footnotes.push_back("policy: " + p);
-      emit(ctx, o->out, reports::render({t}, o->out.format));
+      emit(ctx, o->out, o->out.format == "html" ? reports::simulate_html(t.title, runs, rates, t) : reports::render({t}, o->out.format));
       return kExitOk;
     };
   });

@@ -403,6 +403,15 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
   CHECK(sw["sweep"][1]["requests_per_s"].get<double>() < 64.0 * 0.5);
   CHECK(sw["sweep"][1]["ttft_s"]["p99"].get<double>() > 10 * sw["sweep"][0]["ttft_s"]["p99"].get<double>());
 
+  // HTML: the latency CDF and KV timeline, plus the sweep chart for a sweep; no scripts.
+  auto html = cli({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "1,8", "--requests", "100", "--format", "html"});
+  REQUIRE(html.code == 0);
+  size_t svgs = 0;
+  for (size_t at = html.out.find("<svg"); at != std::string::npos; at = html.out.find("<svg", at + 1)) ++svgs;
+  CHECK(svgs == 3);
+  CHECK(html.out.find("<script") == std::string::npos);
+  CHECK(html.out.find("Latency CDF at 8 req/s") != std::string::npos);
+
   std::ofstream(dir / "bad.csv") << "arrival_s,prompt_tokens,output_tokens\n0,abc,4\n";
   auto r = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "bad.csv").string()});
   CHECK(r.code == 2);
