@@ -20,6 +20,7 @@ void register_validate(CLI::App&, Context&);
 void register_formats(CLI::App&, Context&);
 void register_simulate(CLI::App&, Context&);
 void register_plan(CLI::App&, Context&);
+void register_quant(CLI::App&, Context&);
 
 const std::vector<Registrar>& registrars() {
   static const std::vector<Registrar> list = {
@@ -39,6 +40,7 @@ const std::vector<Registrar>& registrars() {
       register_formats,
       register_simulate,
       register_plan,
+      register_quant,
   };
   return list;
 }

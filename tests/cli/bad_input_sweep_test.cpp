@@ -179,6 +179,7 @@ const std::vector<Sweep> kSweeps = {
      {"--rate", "--prompt-tokens", "--output-tokens", "--slo-ttft-p99", "--slo-tpot-p99", "--max-devices", "--requests", "--seed"},
      {}},
     // Long jobs: only the values that must be refused before anything runs.
+    {{"quant", "--gguf", "smollm2"}, {"--max-values"}, {}},
     {{"validate", "--quick"}, {"--threads", "--max-memory"}, {"0", "1e18", "1.5"}},
     {{"calibrate", "--quick"}, {"--threads"}, {"0"}},
 };
