@@ -141,7 +141,13 @@ ModelSpec from_gguf(const engine::GgufFile& f) {
   // FFN): the model's value is the widest layer's.
   auto widest = [](const std::vector<int64_t>& v) { return v.empty() ? int64_t{0} : *std::max_element(v.begin(), v.end()); };
   const std::vector<int64_t> heads = h.per_layer("attention.head_count", m.layers);
-  if (heads.empty()) h.fail(h.arch + ".attention.head_count", "is missing");
+  if (heads.empty()) {  // the weights are still exact from the tensor table; KV per token is not, so say so
+    char gb[64];
+    std::snprintf(gb, sizeof gb, "%llu bytes (%.2f GB)", static_cast<unsigned long long>(f.tensor_bytes_total()),
+                  static_cast<double>(f.tensor_bytes_total()) / 1e9);
+    throw InputError(path + ": the file's tensors hold " + gb + " of weights, but KV per token is unknown: the metadata has no '" +
+                     h.arch + ".attention.head_count' (architecture " + h.arch + " not recognised); give a config.json or a card with --model");
+  }
   m.heads = widest(heads);
   if (m.heads == 0) h.fail(h.arch + ".attention.head_count", "must be > 0");
   const std::vector<int64_t> kv_heads = h.per_layer("attention.head_count_kv", m.layers);

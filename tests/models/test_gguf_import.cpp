@@ -339,3 +339,20 @@ TEST_CASE("a Qwen3.5-layout GGUF: Gated DeltaNet blocks hold attn_qkv but keep n
   CHECK(state_bytes_per_sequence(m) == 3.0 * (2048.0 + 384.0));
   std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
 }
+
+TEST_CASE("an unknown architecture: the weights from the tensor table, and KV per token said to be unknown", "[models][gguf]") {
+  GgufWriter w;
+  w.str("general.architecture", "brand-new");
+  w.u32("brand-new.block_count", 2);
+  w.u32("brand-new.embedding_length", 64);
+  w.strs("tokenizer.ggml.tokens", {"a", "b"});
+  w.tensor("token_embd.weight", {64, 2});       // 128 f32 values: 512 bytes
+  w.tensor("blk.0.mixer.weight", {64, 64});     // 16,384 bytes
+  const std::string path = temp_path("brand-new.gguf");
+  w.write(path);
+  CHECK_THROWS_WITH(models::from_gguf(path), Contains("tensors hold 16896 bytes (0.00 GB) of weights, but KV per token is unknown"));
+  CHECK_THROWS_WITH(models::from_gguf(path), Contains("no 'brand-new.attention.head_count'"));
+  // The weights alone are still sized exactly: every tensor with a class (here the embedding table).
+  CHECK(models::gguf_precision_plan(path).stored_bytes.at(ParamClass::embeddings) == 512.0);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+}
