@@ -174,4 +174,47 @@ FileQuantError file_quant_error(const GgufFile& f, int64_t max_values_per_tensor
   return out;
 }
 
+LlamaModel requantized(LlamaModel m, WeightFormat f, int64_t* kept) {
+  int64_t same = 0;
+  // Owned storage is reserved up front so the views into it stay put while it fills.
+  m.owned_matrices.reserve(m.owned_matrices.size() + 2 + 7 * m.layers.size());
+  auto convert = [&](kernels::WeightView& v) {
+    if (v.k % kernels::block_values(f) != 0 || v.format == f) {
+      ++same;
+      return;
+    }
+    kernels::RandomWeights w;
+    w.storage = AlignedBytes(static_cast<size_t>(v.m * kernels::row_bytes(f, v.k)));
+    std::vector<float> row(static_cast<size_t>(v.k));
+    const int64_t in_rb = kernels::row_bytes(v.format, v.k), out_rb = kernels::row_bytes(f, v.k);
+    for (int64_t r = 0; r < v.m; ++r) {
+      kernels::dequantize_row(v.format, v.data + r * in_rb, row);
+      kernels::quantize_row(f, row, w.storage.data() + r * out_rb);
+    }
+    w.view = {f, w.storage.data(), v.m, v.k};
+    m.owned_matrices.push_back(std::move(w));
+    v = m.owned_matrices.back().view;
+  };
+  convert(m.token_embd);
+  if (m.tied_embeddings) m.output = m.token_embd;
+  else convert(m.output);
+  for (auto& l : m.layers)
+    for (kernels::WeightView* v : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) convert(*v);
+  if (kept) *kept = same;
+  return m;
+}
+
+double perplexity(std::span<const float> logits, std::span<const int32_t> ids, int64_t V) {
+  if (ids.size() < 2) throw InputError("perplexity needs at least 2 tokens");
+  double nll = 0;
+  for (size_t i = 0; i + 1 < ids.size(); ++i) {
+    const float* row = logits.data() + static_cast<int64_t>(i) * V;
+    const double mx = *std::max_element(row, row + V);
+    double z = 0;
+    for (int64_t j = 0; j < V; ++j) z += std::exp(static_cast<double>(row[j]) - mx);
+    nll -= static_cast<double>(row[ids[i + 1]]) - mx - std::log(z);
+  }
+  return std::exp(nll / static_cast<double>(ids.size() - 1));
+}
+
 }  // namespace rooftop::engine

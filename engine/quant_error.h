@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "engine/gguf.h"
+#include "engine/model.h"
+#include "kernels/cpu/kernels.h"
 
 namespace rooftop::engine {
 
@@ -45,5 +47,13 @@ struct FileQuantError {
 // Every 2-D tensor in a readable type whose row length is a multiple of 32 (the k-quants only where it is a
 // multiple of 256), up to max_values_per_tensor values each (rows sampled evenly).
 FileQuantError file_quant_error(const GgufFile& f, int64_t max_values_per_tensor);
+
+// End to end: the model with every matrix re-quantized into f (from its own dequantized values; a matrix
+// whose width f's blocks do not divide keeps its format, counted in `kept`).
+LlamaModel requantized(LlamaModel m, kernels::WeightFormat f, int64_t* kept = nullptr);
+
+// exp(mean over i of -log softmax(logits row i)[ids[i + 1]]): every token predicted from the ones before it.
+// logits (ids.size(), V).
+double perplexity(std::span<const float> logits, std::span<const int32_t> ids, int64_t V);
 
 }  // namespace rooftop::engine

@@ -457,3 +457,18 @@ TEST_CASE("quant on the real SmolLM2 weights: more bits, less error; a per-tenso
   CHECK(by["q8_0"]["outlier_share"].get<double>() < 0.2);
   CHECK(by["q8_0"]["rmse"].get<double>() < by["int8-tensor"]["rmse"].get<double>());
 }
+
+TEST_CASE("quant --end-to-end on SmolLM2: perplexity and agreement fall with the bits", "[gguf]") {
+  REQUIRE(std::filesystem::is_regular_file(rooftop::engine::default_model_path()));  // fetched by scripts/setup.sh
+  auto j = json_of({"quant", "--gguf", "smollm2", "--max-values", "1024", "--end-to-end"});
+  std::map<std::string, nlohmann::json> by;
+  for (const auto& e : j["end_to_end"]) by[e["format"].get<std::string>()] = e;
+  REQUIRE(by.count("file") == 1);
+  CHECK(by["file"]["top1_agreement"].get<double>() == 1.0);  // the reference itself
+  // 8-bit blocks keep the model: perplexity within 2%, most argmaxes the same; 4-bit q4_0 costs both.
+  CHECK(by["q8_0"]["perplexity"].get<double>() == Approx(by["file"]["perplexity"].get<double>()).epsilon(0.02));
+  CHECK(by["q8_0"]["top1_agreement"].get<double>() > 0.9);
+  CHECK(by["q4_0"]["perplexity"].get<double>() > by["q8_0"]["perplexity"].get<double>());
+  CHECK(by["q4_0"]["top1_agreement"].get<double>() < by["q8_0"]["top1_agreement"].get<double>());
+  CHECK(by["q4_0"]["weight_bytes"].get<double>() < by["q8_0"]["weight_bytes"].get<double>());
+}

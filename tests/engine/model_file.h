@@ -2,6 +2,8 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include "engine/quant_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -48,17 +50,9 @@ inline std::string perplexity_paragraph() {
   return ss.str();
 }
 
-// exp(mean over i of -log softmax(logits row i)[ids[i + 1]]): every token predicted from the ones before it.
-// logits (ids.size(), V).
+// exp(mean over i of -log softmax(logits row i)[ids[i + 1]]) (engine/quant_error.h).
 inline double perplexity(std::span<const float> logits, const std::vector<int32_t>& ids, int64_t V) {
-  double nll = 0;
-  for (size_t i = 0; i + 1 < ids.size(); ++i) {
-    const float* row = logits.data() + int64_t(i) * V;
-    double mx = *std::max_element(row, row + V), z = 0;
-    for (int64_t j = 0; j < V; ++j) z += std::exp(double(row[j]) - mx);
-    nll -= double(row[ids[i + 1]]) - mx - std::log(z);
-  }
-  return std::exp(nll / double(ids.size() - 1));
+  return engine::perplexity(logits, ids, V);
 }
 
 }  // namespace rooftop::test
