@@ -88,6 +88,15 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
   if (!r.first_top.empty()) j["first_top"] = top_json(tok, r.first_top);
   j["kv_capacity"] = r.kv_capacity;
   if (r.peak_resident_bytes > 0) j["peak_resident_bytes"] = r.peak_resident_bytes;
+  if (!r.energy_source.empty()) {
+    const double in = r.prefill_joules / double(r.prompt_tokens);
+    const double out = r.steps.empty() ? 0.0 : r.decode_joules / double(r.steps.size());
+    j["energy"] = {{"source", r.energy_source}, {"prefill_joules", r.prefill_joules}, {"decode_joules", r.decode_joules},
+                   {"joules_per_input_token", in}, {"joules_per_output_token", out},
+                   {"decode_to_prefill_energy_ratio", in > 0 ? out / in : 0.0}};
+  } else {
+    j["energy"] = {{"source", nullptr}, {"note", r.energy_note}};
+  }
   auto prediction = [](const engine::RunPrediction& p) {
     return nlohmann::json{{"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}, {"decode_tokens_per_s", p.decode_tokens_per_s},
                           {"memory_bytes", p.memory_bytes},
@@ -137,6 +146,14 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) 
     s += fmt::format("TPOT                  {:.3f} ms ({:.1f} tok/s)\n", r.tpot_s * 1e3, r.decode_tokens_per_s);
     s += fmt::format("weights per step      {} bytes ({:.1f} GB/s achieved)\n", r.weights_bytes_per_step,
                      double(r.weights_bytes_per_step) / r.tpot_s / 1e9);
+  }
+  if (!r.energy_source.empty()) {
+    const double in = r.prefill_joules / double(r.prompt_tokens);
+    const double out = r.steps.empty() ? 0.0 : r.decode_joules / double(r.steps.size());
+    s += fmt::format("energy ({})  {:.4f} J per prompt token, {:.4f} J per output token ({:.1f}x; seed 004 measured 20-35x)\n",
+                     r.energy_source, in, out, in > 0 ? out / in : 0.0);
+  } else {
+    s += "energy                not measured: " + r.energy_note + "\n";
   }
   if (r.predicted) {
     s += fmt::format("{:<22}{:>12} {:>12}\n", "", "measured", "predicted");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/energy.h"
 #include "base/errors.h"
 
 namespace rooftop::engine {
@@ -26,8 +27,13 @@ RunRecord generate(Forward& fwd, const Tokenizer& tok, const std::vector<int32_t
   const auto& stops = tok.stop_ids();
   auto is_stop = [&](int32_t id) { return opt.stop_at_eos && std::find(stops.begin(), stops.end(), id) != stops.end(); };
 
+  const auto meter = EnergyMeter::open(&r.energy_note);
+  if (meter) r.energy_source = meter->describe();
+  const EnergyReading e0 = meter ? meter->read() : EnergyReading{};
   auto t0 = clock::now();
   std::span<const float> logits = fwd.prefill(prompt_ids);
+  const EnergyReading e1 = meter ? meter->read() : EnergyReading{};
+  if (meter) r.prefill_joules = meter->joules(e0, e1);
   auto t1 = clock::now();
   int32_t next = sampler.sample(logits);
   auto t2 = clock::now();
@@ -46,6 +52,7 @@ RunRecord generate(Forward& fwd, const Tokenizer& tok, const std::vector<int32_t
     if (on_text) on_text(p);
   }
   double decode_total = 0;
+  const EnergyReading d0 = meter ? meter->read() : EnergyReading{};
   while (r.stop_reason == "length" && r.generated_tokens < opt.max_tokens) {
     auto a = clock::now();
     logits = fwd.decode(next);
@@ -67,6 +74,7 @@ RunRecord generate(Forward& fwd, const Tokenizer& tok, const std::vector<int32_t
     }
     r.steps.push_back(std::move(st));
   }
+  if (meter) r.decode_joules = meter->joules(d0, meter->read());
   if (!r.steps.empty()) {
     r.tpot_s = decode_total / double(r.steps.size());
     r.decode_tokens_per_s = r.tpot_s > 0 ? 1.0 / r.tpot_s : 0;

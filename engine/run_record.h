@@ -47,6 +47,10 @@ struct RunRecord {
   std::string stop_reason;  // "length", "stop token"
   int64_t kv_capacity = 0;          // positions the KV cache holds (allocated whole)
   double peak_resident_bytes = 0;   // VmHWM after the run (0: not readable)
+  // CPU package energy (RAPL) over the prefill and over the decode steps; energy_source "" when not measured,
+  // with energy_note saying why.
+  double prefill_joules = 0, decode_joules = 0;
+  std::string energy_source, energy_note;
   std::optional<RunPrediction> predicted;
   // --refresh: the same prediction from the file's formats' calibrated figures re-measured right after the run
   // (the machine's speed now rather than at calibration time), and why it is absent when the refresh was refused.
