@@ -115,8 +115,9 @@ std::string validate_teaches(const SweepResult& r) {
     fraction[p.format].push_back(p.bandwidth_fraction);
     law[p.format].push_back(p.law_tokens_per_s / p.measured_tokens_per_s);
   }
+  // One finding per line ("- "), so a long sweep's lessons read as a list, not one paragraph.
   std::ostringstream s;
-  s << "Against the " << num(r.memory_bandwidth_bytes_per_s / 1e9) << " GB/s bandwidth figure, decode steps reached";
+  s << "- Against the " << num(r.memory_bandwidth_bytes_per_s / 1e9) << " GB/s bandwidth figure, decode steps reached";
   std::string lowest, highest;
   double lo = 1e300, hi = -1;
   for (size_t i = 0; i < order.size(); ++i) {
@@ -132,24 +133,24 @@ std::string validate_teaches(const SweepResult& r) {
     s << ": fewer bytes per token did not buy proportionally more speed, because " << lowest
       << " spends more instructions per byte (dequantization) and the fixed costs per layer (norms, "
          "attention, thread hand-offs) do not shrink with the weights";
-  s << ". ";
+  s << ".";
   if (hi > 1.0)
-    s << "A fraction above 100% means the step drew more than the STREAM read loop does (the GEMVs keep more "
+    s << "\n- A fraction above 100% means the step drew more than the STREAM read loop does (the GEMVs keep more "
          "loads in flight, and a shared host's bandwidth also moves from second to second), which is why a "
-         "prediction's memory roof is the format's GEMV streaming rate, probed during each point, not STREAM. ";
+         "prediction's memory roof is the format's GEMV streaming rate, probed during each point, not STREAM.";
   const auto& m = r.summary.memory_bound;
   if (m.median_abs)
-    s << "The analyzer" << (r.calibrated ? " (calibrated)" : " (uncalibrated: datasheet/assumed figures)")
+    s << "\n- The analyzer" << (r.calibrated ? " (calibrated)" : " (uncalibrated: datasheet/assumed figures)")
       << " is off by a median " << pct_abs(m.median_abs) << " over memory-bound points (target 10%), worst "
-      << pct_abs(m.max_abs) << ". ";
+      << pct_abs(m.max_abs) << ".";
   if (r.summary.compute_bound.count > 0)
-    s << "It called " << r.summary.compute_bound.count << " decode point(s) compute-bound.";
+    s << "\n- It called " << r.summary.compute_bound.count << " decode point(s) compute-bound.";
   else
-    s << "It called no decode point compute-bound.";
-  s << " " << validate_batch_words(r) << validate_terms_words(r);
+    s << "\n- It called no decode point compute-bound.";
+  if (const std::string w = validate_batch_words(r) + validate_terms_words(r); !w.empty()) s << "\n- " << w;
   if (const auto& bw = r.refreshed_bandwidths_bytes_per_s; bw.size() > 1) {
     const auto [lo_bw, hi_bw] = std::minmax_element(bw.begin(), bw.end());
-    s << " The calibration was refreshed before each format's points (" << bw.size()
+    s << "\n- The calibration was refreshed before each format's points (" << bw.size()
       << " times): STREAM read ranged " << num(*lo_bw / 1e9) << "-" << num(*hi_bw / 1e9)
       << " GB/s across the sweep, a drift the predictions followed instead of counting it as error.";
   }
@@ -164,7 +165,7 @@ std::string validate_teaches(const SweepResult& r) {
     }
     if (!speeds.empty()) {
       const auto [lo_c, hi_c] = std::minmax_element(speeds.begin(), speeds.end());
-      s << " The cores ran at " << num(*lo_c, "%.2f") << "-" << num(*hi_c, "%.2f")
+      s << "\n- The cores ran at " << num(*lo_c, "%.2f") << "-" << num(*hi_c, "%.2f")
         << "x their speed at each group's calibration refresh during the decode points (an L2-resident GEMV probed"
            " beside every step sample; other tenants share them), and "
         << again << " point(s) were measured again, up to twice at once and " << at_end
@@ -173,7 +174,7 @@ std::string validate_teaches(const SweepResult& r) {
   }
   for (const auto& p : r.points) {
     if (p.file.empty()) continue;
-    s << " The real file " << std::filesystem::path(p.file).filename().string()
+    s << "\n- The real file " << std::filesystem::path(p.file).filename().string()
       << " (the engine's own decode step; layers " << p.format << ", embedding " << p.embedding_format
       << ", output " << p.lm_head_format << ") at context " << p.context << ": measured "
       << num(p.measured_tokens_per_s) << " tok/s, predicted " << num(p.predicted_tokens_per_s) << " ("
@@ -182,7 +183,7 @@ std::string validate_teaches(const SweepResult& r) {
   std::vector<double> spreads;
   for (const auto& p : r.points) spreads.push_back(p.measured_spread);
   if (const double sp = median(spreads); sp > 0.10)
-    s << " The samples of a point spread by a median " << num(100 * sp, "%.0f")
+    s << "\n- The samples of a point spread by a median " << num(100 * sp, "%.0f")
       << "% (max - min over median): the machine was busy, so treat the measured figures as lower bounds.";
   return s.str();
 }
@@ -224,7 +225,7 @@ std::string validate_markdown(const SweepResult& r) {
     for (const auto& k : r.skipped) s << "- " << k << "\n";
   }
   s << "\n**Summary.** " << validate_summary_line(r) << "\n\n**Terms.** " << validate_terms_line(r)
-    << "\n\n**What it teaches.** " << validate_teaches(r) << "\n";
+    << "\n\n**What it teaches.**\n\n" << validate_teaches(r) << "\n";
   return s.str();
 }
 
