@@ -10,11 +10,14 @@
 #include "engine/tokenizer.h"
 #include "kernels/cpu/thread_pool.h"
 #include "engine/quant_error.h"
+#include "reports/html.h"
+#include "reports/svg.h"
 #include "reports/table.h"
 #include "reports/units.h"
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 
 namespace rooftop {
 extern const EmbeddedFile embedded_text[];
@@ -86,6 +89,43 @@ std::vector<EndToEnd> end_to_end(const std::string& path, int threads) {
   return out;
 }
 
+// A labelled point per format: x against y.
+reports::svg::LineChart labelled(const std::string& title, const std::string& x, const std::string& y,
+                                 const std::vector<std::tuple<std::string, double, double>>& points) {
+  reports::svg::LineChart c;
+  c.title = title;
+  c.x = {x, false, {}, {}};
+  c.y = {y, false, {}, {}};
+  reports::svg::Series s{"formats", "#1f77b4", {}, false, true};
+  for (const auto& [name, px, py] : points) {
+    s.points.push_back({px, py});
+    c.labels.push_back({px, py, name, "#1f77b4", false});
+  }
+  c.series = {s};
+  return c;
+}
+
+// Bits per weight against quality (SNR) for the tensors; with --end-to-end, weights read per token against
+// perplexity and against decode speed.
+std::vector<std::string> quant_charts(const engine::FileQuantError& r, const std::vector<EndToEnd>& e2e) {
+  std::vector<std::tuple<std::string, double, double>> snr;
+  for (const auto& e : r.overall)
+    if (e.values > 0 && e.snr_db < 300) snr.emplace_back(e.format, e.bits_per_weight, e.snr_db);
+  std::vector<std::string> out = {reports::svg::render(labelled("Quality against bits per weight (the file's tensors re-quantized)",
+                                                                "bits per weight", "SNR (dB)", snr))};
+  if (!e2e.empty()) {
+    std::vector<std::tuple<std::string, double, double>> ppl, speed;
+    for (const auto& e : e2e) {
+      ppl.emplace_back(e.format, e.weight_bytes / 1e6, e.perplexity);
+      speed.emplace_back(e.format, e.weight_bytes / 1e6, e.decode_tok_s);
+    }
+    out.push_back(reports::svg::render(labelled("Perplexity against weights read per token", "MB per token", "perplexity", ppl)));
+    out.push_back(reports::svg::render(labelled("Decode speed on this machine against weights read per token", "MB per token",
+                                                "tokens per second", speed)));
+  }
+  return out;
+}
+
 }  // namespace
 
 void register_quant(CLI::App& app, Context& ctx) {
@@ -107,7 +147,7 @@ void register_quant(CLI::App& app, Context& ctx) {
   cmd->add_flag("--end-to-end", o->end_to_end, "also run the model re-quantized into each format: perplexity on a fixed paragraph, "
                                                "top-1 agreement with the file's model, decode tok/s (llama and gemma3 files)");
   cmd->add_option("--threads", o->threads, "threads for --end-to-end (0 = all cores)")->check(in_range(0, 1024));
-  add_output_options(*cmd, o->out);
+  add_output_options(*cmd, o->out, {"table", "json", "md", "csv", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       const std::string path = engine::resolve_model(o->gguf);
@@ -168,6 +208,10 @@ void register_quant(CLI::App& app, Context& ctx) {
                               "of 16 steps on this machine (noisy: compare within one run)");
         x.footnotes.push_back("matrices kept: in the file's format, because the format's blocks do not divide their width (or it is the same)");
         tables.push_back(x);
+      }
+      if (o->out.format == "html") {
+        emit(ctx, o->out, reports::simple_page(t.title, quant_charts(r, e2e), tables));
+        return kExitOk;
       }
       emit(ctx, o->out, reports::render(tables, o->out.format));
       return kExitOk;

@@ -30,4 +30,23 @@ std::string render_html(const Table& t) {
   return out;
 }
 
+std::string inline_svg(std::string svg) {
+  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
+  if (auto at = svg.find(ns); at != std::string::npos) svg.erase(at, ns.size());
+  return svg;
+}
+
+std::string simple_page(const std::string& title, const std::vector<std::string>& svgs, const std::vector<Table>& tables) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) +
+                    "</title>\n<style>\nbody{margin:16px;font-family:'DejaVu Sans',Arial,sans-serif;font-size:14px;color:#1a1a1a}\n"
+                    "figure{margin:12px 0}\ntable.t{border-collapse:collapse;margin:18px 0 4px 0;font-size:13px}\n"
+                    "table.t caption{text-align:left;font-weight:bold;padding:4px 0}\n"
+                    "table.t th,table.t td{border:1px solid #cccccc;padding:3px 8px}\ntable.t th{background:#f0f0f0}\n"
+                    "td.r,th.r{text-align:right}\nul.notes{font-size:12px;color:#444444}\n</style>\n</head>\n<body>\n<h1>" +
+                    html_escape(title) + "</h1>\n";
+  for (const auto& c : svgs) out += "<figure>\n" + inline_svg(c) + "</figure>\n";
+  for (const auto& t : tables) out += render_html(t);
+  return out + "</body>\n</html>\n";
+}
+
 }  // namespace rooftop::reports

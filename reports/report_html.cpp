@@ -20,12 +20,6 @@ std::string verdict(const ReportData& d) {
   return s;
 }
 
-// Inline SVG in HTML needs no namespace attribute: drop it so the page names no URL outside the sources.
-std::string inline_svg(std::string svg) {
-  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
-  if (auto at = svg.find(ns); at != std::string::npos) svg.erase(at, ns.size());
-  return svg;
-}
 
 }  // namespace
 

@@ -18,11 +18,6 @@ svg::Series cdf(const std::string& name, std::vector<double> v, const char* colo
   return s;
 }
 
-std::string inline_svg(std::string svg) {  // HTML needs no namespace attribute: the page names no URL
-  const std::string ns = " xmlns=\"http://www.w3.org/2000/svg\"";
-  if (auto at = svg.find(ns); at != std::string::npos) svg.erase(at, ns.size());
-  return svg;
-}
 
 }  // namespace
 
@@ -65,16 +60,7 @@ std::string simulate_html(const std::string& title, const std::vector<Simulation
     c.series = {served, ttft, e2e};
     charts.push_back(svg::render(c));
   }
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) +
-                    "</title>\n<style>\nbody{margin:16px;font-family:'DejaVu Sans',Arial,sans-serif;font-size:14px;color:#1a1a1a}\n"
-                    "figure{margin:12px 0}\ntable.t{border-collapse:collapse;margin:18px 0 4px 0;font-size:13px}\n"
-                    "table.t caption{text-align:left;font-weight:bold;padding:4px 0}\n"
-                    "table.t th,table.t td{border:1px solid #cccccc;padding:3px 8px}\ntable.t th{background:#f0f0f0}\n"
-                    "td.r,th.r{text-align:right}\nul.notes{font-size:12px;color:#444444}\n</style>\n</head>\n<body>\n<h1>" +
-                    html_escape(title) + "</h1>\n";
-  for (const auto& c : charts) out += "<figure>\n" + inline_svg(c) + "</figure>\n";
-  out += render_html(table) + "</body>\n</html>\n";
-  return out;
+  return simple_page(title, charts, {table});
 }
 
 }  // namespace rooftop::reports

@@ -456,6 +456,12 @@ TEST_CASE("quant on the real SmolLM2 weights: more bits, less error; a per-tenso
   CHECK(by["int8-tensor"]["outlier_share"].get<double>() > 0.5);
   CHECK(by["q8_0"]["outlier_share"].get<double>() < 0.2);
   CHECK(by["q8_0"]["rmse"].get<double>() < by["int8-tensor"]["rmse"].get<double>());
+  // The page: quality against bits per weight, one point per format, no scripts.
+  auto html = cli({"quant", "--gguf", "smollm2", "--max-values", "1024", "--format", "html"});
+  REQUIRE(html.code == 0);
+  CHECK(html.out.find("Quality against bits per weight") != std::string::npos);
+  CHECK(html.out.find("<script") == std::string::npos);
+  CHECK(html.out.find(">q4_0<") != std::string::npos);
 }
 
 TEST_CASE("quant --end-to-end on SmolLM2: perplexity and agreement fall with the bits", "[gguf]") {
