@@ -2,6 +2,11 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "base/errors.h"
+#include "kernels/cpu/q8_activations.h"
 
 #define ROOFTOP_VNNI 0
 
@@ -62,6 +67,293 @@ void gemm_micro(int mr, const float* X, int64_t ldx, const float* P, int64_t kc,
 
 #include "kernels/cpu/x86_kernels_inl.h"
 
+
+// ---- GEMM on int8 operands for the integer-quantized formats (AVX2): Y (n, m) = X (n, k) W^T with maddubs ----
+// The AVX-512 table's int8 GEMM (kernels_avx512.cpp) on 256-bit vectors without VNNI. X is quantized per call to the
+// GEMV's int8 blocks of 32 (x ~= d_a q_a); the weights are unpacked to bytes without float work, w = s1 q - s2 per
+// (row, sub-block), and per sub-block
+//   sum w x ~= s1 d_a dot(q, q_a) - s2 d_a sum(q_a)      (d_a sum(q_a): Q8Activations::sum_scaled, or sum16).
+// vpmaddubsw multiplies 32 u8 x s8 pairs into 16 int16 sums of two, which saturate at 32767; the sums of G quads
+// are added in int16 before one vpmaddwd widens them, with G the largest count that cannot overflow:
+// 2 x 127 x wmax x G <= 32767 (wmax 15: G = 8; 31: 4; 63: 2). q8_0 is kept signed (-128..127) and multiplied as
+// |w| x sign(x, w) (G = 1: 2 x 128 x 127 = 32512), since an unsigned offset of 128 would saturate.
+// Panel of 8 rows: per 32-value block, 8 quads x (8 rows x 4 bytes) = 256 bytes (row r's values 4j..4j+3 at byte
+// 32 j + 4 r: one ymm load holds quad j of all 8 rows, and the token's quad is broadcast), then per sub-block
+// 8 floats s1 and 8 floats s2.
 namespace rooftop::kernels {
-KernelTable make_avx2_kernels() { return make_x86_table("avx2"); }
+namespace {
+
+constexpr int kQ8NR = 8;          // weight rows per panel
+constexpr int kQ8MR = 4;          // tokens per register tile: 4 fp32 + 4 int accumulators
+constexpr int64_t kQ8KC = 512;    // k-slice: 16 blocks; 8 panels of 6 KiB stay in L2
+
+constexpr int64_t q8_panel_block(int sub) { return 32 * kQ8NR + sub * 2 * kQ8NR * 4; }
+
+bool gemm_q8_format(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q5_0: case WeightFormat::q5_1:
+    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k: case WeightFormat::q6_k:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Row values [kc0, kc0 + kc) (multiples of the format's block) into panel lane `lane`: emit(block, q, h, s1, s2)
+// per sub-block h (blocks of one sub-block emit q with h = 0).
+void pack_q8_row_avx2(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, uint8_t* panel, int lane) {
+  const int sub = int8_gemm_sums16(f) ? 2 : 1;
+  const int64_t pb = q8_panel_block(sub);
+  auto put = [&](int64_t b, __m256i q) {
+    alignas(32) uint32_t quads[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(quads), q);
+    for (int j = 0; j < 8; ++j) std::memcpy(panel + b * pb + 32 * j + 4 * lane, &quads[j], 4);
+  };
+  auto scales = [&](int64_t b, int h, float s1, float s2) {
+    float* sc = reinterpret_cast<float*>(panel + b * pb + 32 * kQ8NR + h * 64);
+    sc[lane] = s1;
+    sc[kQ8NR + lane] = s2;
+  };
+  auto whole = [&](int64_t b, __m256i q, float s1, float s2) {
+    put(b, q);
+    scales(b, 0, s1, s2);
+  };
+  const int64_t nb = kc / 32;
+  const __m256i mask = _mm256_set1_epi8(0x0F);
+  switch (f) {
+    case WeightFormat::q4_0: {
+      const auto* b = reinterpret_cast<const BlockQ4_0*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), 8 * h2f(b[i].d));
+      return;
+    }
+    case WeightFormat::q4_1: {
+      const auto* b = reinterpret_cast<const BlockQ4_1*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), -h2f(b[i].m));
+      return;
+    }
+    case WeightFormat::q5_0: {
+      const auto* b = reinterpret_cast<const BlockQ5_0*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), 16 * h2f(b[i].d));
+      return;
+    }
+    case WeightFormat::q5_1: {
+      const auto* b = reinterpret_cast<const BlockQ5_1*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), -h2f(b[i].m));
+      return;
+    }
+    case WeightFormat::q8_0: {  // signed values, no offset term
+      const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, load32(b[i].qs), h2f(b[i].d), 0.0f);
+      return;
+    }
+    case WeightFormat::q4_k:
+    case WeightFormat::q5_k: {
+      const bool five = f == WeightFormat::q5_k;
+      for (int64_t s = 0; s < kc / 256; ++s) {
+        const auto* b4 = reinterpret_cast<const BlockQ4K*>(row) + kc0 / 256 + s;
+        const auto* b5 = reinterpret_cast<const BlockQ5K*>(row) + kc0 / 256 + s;
+        const uint8_t* sc = five ? b5->scales : b4->scales;
+        const float d = h2f(five ? b5->d : b4->d), dmin = h2f(five ? b5->dmin : b4->dmin);
+        for (int c = 0; c < 4; ++c) {
+          __m256i lo, hi;
+          if (five) unpack_q5_k_chunk(*b5, c, lo, hi);
+          else {
+            const __m256i q = load32(b4->qs + 32 * c);
+            lo = _mm256_and_si256(q, mask);
+            hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+          }
+          uint8_t sc0, m0, sc1, m1;
+          q4k_scale_min(sc, 2 * c, sc0, m0);
+          q4k_scale_min(sc, 2 * c + 1, sc1, m1);
+          whole(8 * s + 2 * c, lo, d * float(sc0), dmin * float(m0));
+          whole(8 * s + 2 * c + 1, hi, d * float(sc1), dmin * float(m1));
+        }
+      }
+      return;
+    }
+    case WeightFormat::q6_k: {
+      // Half n (128 values): 32-value group j takes the low (j < 2) or high nibbles of ql[64 n + 32 (j & 1) ..] and
+      // bits 2j, 2j + 1 of qh[32 n ..]; its 16-value halves have scales sc[8 n + 2 j (+1)] (dequantize_ref.cpp).
+      const __m256i three = _mm256_set1_epi8(3);
+      for (int64_t s = 0; s < kc / 256; ++s) {
+        const auto* b = reinterpret_cast<const BlockQ6K*>(row) + kc0 / 256 + s;
+        const float d = h2f(b->d);
+        for (int n = 0; n < 2; ++n) {
+          const __m256i qh = load32(b->qh + 32 * n);
+          for (int j = 0; j < 4; ++j) {
+            const __m256i ql = load32(b->ql + 64 * n + 32 * (j & 1));
+            const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(ql, 4 * (j >> 1)), mask);
+            const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three), 4);
+            const int64_t blk = 8 * s + 4 * n + j;
+            put(blk, _mm256_or_si256(lo, hi));
+            for (int h = 0; h < 2; ++h) {
+              const float ds = d * float(b->scales[8 * n + 2 * j + h]);
+              scales(blk, h, ds, 32 * ds);
+            }
+          }
+        }
+      }
+      return;
+    }
+    default:
+      throw InternalError(std::string("pack_q8_row_avx2: format ") + format_name(f) + " has no int8 GEMM");
+  }
+}
+
+// Y (mr, nr <= 8) [+]= the tile over `blocks` 32-value blocks of panel P (SUB sub-blocks each, G quads summed in
+// int16 before widening, SIGNED: q8_0's signed bytes); token r's int8 values at xq[r], block scales at xd[r],
+// d_a sum(q_a) per sub-block at xs[r].
+template <int MR, int SUB, int G, bool SIGNED>
+void micro_q8_avx2(const int8_t* const* xq, const float* const* xd, const float* const* xs, const uint8_t* P,
+                   int64_t blocks, float* Y, int64_t ldy, int nr, bool acc) {
+  constexpr int64_t pbytes = q8_panel_block(SUB);
+  constexpr int Q = 8 / SUB;  // quads per sub-block
+  static_assert(Q % G == 0);
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256 c[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) c[r] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* pb = P + b * pbytes;
+#pragma GCC unroll 2
+    for (int h = 0; h < SUB; ++h) {
+      __m256i s32[MR];
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) s32[r] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+      for (int g = 0; g < Q; g += G) {
+        __m256i s16[MR];
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) s16[r] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+        for (int j = h * Q + g; j < h * Q + g + G; ++j) {
+          const __m256i w = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + 32 * j));
+          const __m256i wu = SIGNED ? _mm256_abs_epi8(w) : w;
+#pragma GCC unroll 8
+          for (int r = 0; r < MR; ++r) {
+            int32_t quad;
+            std::memcpy(&quad, xq[r] + 32 * b + 4 * j, 4);
+            __m256i xb = _mm256_set1_epi32(quad);
+            if constexpr (SIGNED) xb = _mm256_sign_epi8(xb, w);
+            s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(wu, xb));
+          }
+        }
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; ++r) s32[r] = _mm256_add_epi32(s32[r], _mm256_madd_epi16(s16[r], ones));
+      }
+      const float* s = reinterpret_cast<const float*>(pb + 32 * kQ8NR + 64 * h);
+      const __m256 s1 = _mm256_load_ps(s), s2 = _mm256_load_ps(s + kQ8NR);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) {
+        c[r] = _mm256_fmadd_ps(s1, _mm256_mul_ps(_mm256_cvtepi32_ps(s32[r]), _mm256_set1_ps(xd[r][b])), c[r]);
+        if constexpr (!SIGNED) c[r] = _mm256_fnmadd_ps(s2, _mm256_set1_ps(xs[r][SUB * b + h]), c[r]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    float* y = Y + r * ldy;
+    if (nr == kQ8NR) {
+      if (acc) c[r] = _mm256_add_ps(c[r], _mm256_loadu_ps(y));
+      _mm256_storeu_ps(y, c[r]);
+    } else {
+      alignas(32) float t[kQ8NR];
+      _mm256_store_ps(t, c[r]);
+      for (int j = 0; j < nr; ++j) y[j] = acc ? y[j] + t[j] : t[j];
+    }
+  }
+}
+
+struct FreeU8 {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+
+template <int SUB, int G, bool SIGNED>
+void gemm_q8_avx2(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y, int64_t j0,
+                  int64_t j1) {
+  constexpr int64_t pbytes = q8_panel_block(SUB);
+  constexpr int64_t panels_max = kGemmMB / kQ8NR;
+  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k);
+  thread_local std::unique_ptr<uint8_t, FreeU8> packed_buf(
+      static_cast<uint8_t*>(std::aligned_alloc(64, size_t(panels_max * (kQ8KC / 32) * q8_panel_block(2)))));
+  uint8_t* packed = packed_buf.get();
+  using Micro = void (*)(const int8_t* const*, const float* const*, const float* const*, const uint8_t*, int64_t,
+                         float*, int64_t, int, bool);
+  constexpr Micro micro[kQ8MR] = {micro_q8_avx2<1, SUB, G, SIGNED>, micro_q8_avx2<2, SUB, G, SIGNED>,
+                                  micro_q8_avx2<3, SUB, G, SIGNED>, micro_q8_avx2<4, SUB, G, SIGNED>};
+  for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
+    const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kQ8NR - 1) / kQ8NR;
+    for (int64_t kc0 = 0; kc0 < k; kc0 += kQ8KC) {
+      const int64_t kc = std::min(kQ8KC, k - kc0), blocks = kc / 32;
+      for (int64_t r = 0; r < panels * kQ8NR; ++r) {
+        uint8_t* panel = packed + (r / kQ8NR) * blocks * pbytes;
+        const int lane = int(r % kQ8NR);
+        if (r < jn) pack_q8_row_avx2(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
+        else
+          for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales
+            uint8_t* blk = panel + b * pbytes;
+            for (int j = 0; j < 8; ++j) std::memset(blk + 32 * j + 4 * lane, 0, 4);
+            for (int h = 0; h < 2 * SUB; ++h) reinterpret_cast<float*>(blk + 32 * kQ8NR)[kQ8NR * h + lane] = 0;
+          }
+      }
+      for (int64_t i0 = 0; i0 < n; i0 += kQ8MR) {
+        const int mr = int(std::min<int64_t>(kQ8MR, n - i0));
+        const int8_t* xqp[kQ8MR];
+        const float *xdp[kQ8MR], *xsp[kQ8MR];
+        for (int r = 0; r < mr; ++r) {
+          const Q8Activations& a = xq[i0 + r];
+          xqp[r] = a.q.data() + kc0;
+          xdp[r] = a.d.data() + kc0 / 32;
+          xsp[r] = SUB == 2 ? sum16 + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
+        }
+        for (int64_t p = 0; p < panels; ++p) {
+          const int nr = int(std::min<int64_t>(kQ8NR, jn - p * kQ8NR));
+          micro[mr - 1](xqp, xdp, xsp, packed + p * blocks * pbytes, blocks, Y + i0 * m + jb + p * kQ8NR, m, nr,
+                        kc0 > 0);
+        }
+      }
+    }
+  }
+}
+
+// KernelTable::gemm_cols_q8: the tile's int16 group G from the format's largest weight byte.
+void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y,
+                       int64_t j0, int64_t j1) {
+  switch (W.format) {
+    case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q4_k:  // 0..15
+      return gemm_q8_avx2<1, 8, false>(W, xq, sum16, n, Y, j0, j1);
+    case WeightFormat::q5_0: case WeightFormat::q5_1: case WeightFormat::q5_k:  // 0..31
+      return gemm_q8_avx2<1, 4, false>(W, xq, sum16, n, Y, j0, j1);
+    case WeightFormat::q6_k:  // 0..63, sub-blocks of 16 values (4 quads)
+      return gemm_q8_avx2<2, 2, false>(W, xq, sum16, n, Y, j0, j1);
+    case WeightFormat::q8_0:  // -128..127, signed
+      return gemm_q8_avx2<1, 1, true>(W, xq, sum16, n, Y, j0, j1);
+    default:
+      throw InternalError(std::string("gemm_cols_q8 (avx2): format ") + format_name(W.format) + " has no int8 GEMM");
+  }
+}
+
+// gemm_cols: the int8 GEMM for its formats (X quantized here; gemm() quantizes once and calls gemm_cols_q8), fp32
+// operands for the rest.
+void gemm_cols_avx2(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  if (!gemm_q8_format(W.format)) return gemm_cols_simd(W, X, n, Y, j0, j1);
+  thread_local std::vector<Q8Activations> xq;
+  thread_local std::vector<float> sum16;
+  if (int64_t(xq.size()) < n) xq.resize(size_t(n));
+  if (int8_gemm_sums16(W.format)) sum16.resize(size_t(n * W.k / 16));
+  quantize_tokens_for_int8_gemm(quantize_q8_simd, W.format, X, 0, n, W.k, xq.data(), sum16.data());
+  gemm_cols_q8_core(W, xq.data(), sum16.data(), n, Y, j0, j1);
+}
+
+}  // namespace
+}  // namespace rooftop::kernels
+
+namespace rooftop::kernels {
+KernelTable make_avx2_kernels() {
+  KernelTable t = make_x86_table("avx2");
+  t.gemm_cols = gemm_cols_avx2;
+  t.gemm_uses_q8 = gemm_q8_format;
+  t.gemm_cols_q8 = gemm_cols_q8_core;
+  return t;
+}
 }  // namespace rooftop::kernels

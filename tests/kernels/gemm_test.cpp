@@ -1,7 +1,11 @@
 // Prefill GEMM: every format and ISA vs the double-accumulating reference across odd n, m, k.
 #include <catch2/catch.hpp>
 
+#include <cstddef>
+#include <cstring>
+
 #include "analyzer/errors.h"
+#include "kernels/cpu/blocks.h"
 #include "kernels/cpu/thread_pool.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -48,6 +52,38 @@ TEST_CASE("gemm matches the reference for every format, ISA and odd shape", "[ke
       std::fill(Y.begin(), Y.end(), 12345.0f);
       gemm(w.view, X, s.n, Y, pool);
       check_gemm(w.view, X, s.n, Y, ref, active_kernels(), "public");
+    }
+  }
+}
+
+// The int8 GEMMs add integer products in narrow lanes (AVX2: pairs of u8 x s8 in int16, several quads summed before
+// widening). Weights at every format's largest magnitude times activations at +-127 are the worst case: one int16
+// lane too many would wrap and miss the reference by thousands.
+TEST_CASE("the int8 GEMM does not overflow at the formats' extreme values", "[kernels][gemm]") {
+  const int64_t m = 19, k = 512, n = 13;  // n > kSmallGemmMaxN: the tiled GEMM
+  for (WeightFormat f : {WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q5_0, WeightFormat::q5_1,
+                         WeightFormat::q8_0, WeightFormat::q4_k, WeightFormat::q5_k, WeightFormat::q6_k}) {
+    const int64_t rb = row_bytes(f, k), bb = block_bytes(f), blocks = m * rb / bb;
+    // Every quant bit set (q8_0: -128), then the scales: d = 1 (fp16 0x3C00), mins 0.
+    std::vector<std::byte> bytes(size_t(m * rb), std::byte(f == WeightFormat::q8_0 ? 0x80 : 0xFF));
+    auto set16 = [&](int64_t b, size_t offset, uint16_t v) { std::memcpy(bytes.data() + b * bb + offset, &v, 2); };
+    for (int64_t b = 0; b < blocks; ++b) {
+      if (f == WeightFormat::q6_k) set16(b, offsetof(BlockQ6K, d), 0x3C00);
+      else set16(b, 0, 0x3C00);  // d first
+      if (f == WeightFormat::q4_1 || f == WeightFormat::q5_1 || f == WeightFormat::q4_k || f == WeightFormat::q5_k)
+        set16(b, 2, 0);  // m / dmin
+    }
+    const WeightView W{f, bytes.data(), m, k};
+    std::vector<float> X(size_t(n * k));
+    for (int64_t i = 0; i < n; ++i)  // token i all +1 or all -1: every quant 127 or -127
+      std::fill(X.begin() + i * k, X.begin() + (i + 1) * k, i % 2 ? -1.0f : 1.0f);
+    std::vector<float> ref(size_t(n * m)), Y(size_t(n * m));
+    gemm_ref(W, X, n, ref);
+    for (Isa isa : supported_isas()) {
+      const KernelTable& t = kernel_table(isa);
+      std::fill(Y.begin(), Y.end(), 12345.0f);
+      t.gemm_cols(W, X.data(), n, Y.data(), 0, m);
+      check_gemm(W, X, n, Y, ref, t, t.name);
     }
   }
 }
