@@ -333,8 +333,9 @@ void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float
   }
 }
 
-// gemm_cols: the int8 GEMM for its formats (X quantized here; gemm() quantizes once and calls gemm_cols_q8), fp32
-// operands for the rest.
+
+// gemm_cols: the int8 GEMM for its formats (X quantized here; gemm() quantizes once and calls gemm_cols_q8), the
+// packed fp32 GEMM for the float formats.
 void gemm_cols_avx2(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
   if (!gemm_q8_format(W.format)) return gemm_cols_simd(W, X, n, Y, j0, j1);
   thread_local std::vector<Q8Activations> xq;

@@ -116,7 +116,8 @@ const bool registered = [] {
       standard(benchmark::RegisterBenchmark(("gemv/" + std::string(kernels::format_name(f)) + "/" + shape_name(s)).c_str(),
                                             [f, s](benchmark::State& st) { gemv(st, f, s); }));
   for (const auto& s : model_matrix_shapes()) {
-    for (auto f : {WeightFormat::f32, WeightFormat::q8_0, WeightFormat::q4_1})
+    for (auto f : {WeightFormat::f32, WeightFormat::f16, WeightFormat::q8_0, WeightFormat::q4_0, WeightFormat::q4_1,
+                   WeightFormat::q4_k, WeightFormat::q6_k})
       standard(benchmark::RegisterBenchmark(("gemm/" + std::string(kernels::format_name(f)) + "/n:128/" + shape_name(s)).c_str(),
                                             [f, s](benchmark::State& st) { gemm(st, f, s, kPrefillTokens); }))
           ->Repetitions(3);

@@ -169,8 +169,12 @@ TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]
        << q8_vs_fp32);
   // With bf16 GEMM operands (u = 2^-8) prefill rounds each product's operands: measured 0.053 of 22.5 (0.24%)
   // here, and 1.4% below for batched vs one-token prefills; bound 8u = 3.1% of the largest logit.
+  // Where the tiled prefill GEMM multiplies int8 activations (the AVX2 and AVX-512 tables' q4_1), the fp32 path's
+  // prefill still rounds them: bounded like the decode gap, by twice int8-vs-fp32 decode (AVX2: 0.40 against 0.66).
   const double u = rooftop::kernels::active_kernels().gemm_operand_rounding;
-  CHECK(diff32 <= (kFp32Tolerance + 8 * u) * max_abs);
+  const auto& t = rooftop::kernels::active_kernels();
+  const bool int8_gemm = t.gemm_uses_q8 && t.gemm_uses_q8(rooftop::kernels::WeightFormat::q4_1);
+  CHECK(diff32 <= (int8_gemm ? 2.0 * q8_vs_fp32 : 0.0) + (kFp32Tolerance + 8 * u) * max_abs);
   CHECK(max_diff <= 2.0 * q8_vs_fp32 + (kFp32Tolerance + 8 * u) * max_abs);  // the path gap is the rounding, no more
   // Batched prefill (tiled GEMM) vs one-token prefills (fp32 small-n path): equal to fp32 rounding, plus the tiled
   // GEMM's operand rounding where it uses bf16, or, where it multiplies int8 activations (AVX-512 tables: q4_1),
@@ -184,8 +188,6 @@ TEST_CASE("prefill-then-decode matches token-by-token decode", "[forward][model]
   double fp32_diff = 0;
   for (int64_t i = 0; i < V; ++i) fp32_diff = std::max(fp32_diff, double(std::abs(ld[size_t(i)] - le[size_t(i)])));
   WARN("batched prefill vs one-token prefills: max |logit difference| " << fp32_diff);
-  const auto& t = rooftop::kernels::active_kernels();
-  const bool int8_gemm = t.gemm_uses_q8 && t.gemm_uses_q8(rooftop::kernels::WeightFormat::q4_1);
   CHECK(fp32_diff <= (int8_gemm ? 2.0 * q8_vs_fp32 : 0.0) + (1e-4 + 8 * u) * max_abs);
   // The same path twice is bit-identical (deterministic kernels).
   Forward c(s.model, 64, s.pool);
