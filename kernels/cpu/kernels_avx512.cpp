@@ -17,6 +17,7 @@ namespace {
 
 constexpr int64_t kGemmNR = 32;  // outputs per panel: 2 zmm
 constexpr int kGemmMR = 6;       // tokens per tile: 6 x 2 = 12 accumulators
+constexpr int64_t kGemmMB = 64;  // weight rows per packed block
 
 // Y (MR, nr <= 32) [+]= the register tile (c0: outputs 0-15, c1: 16-31 of each row), masked to nr outputs.
 template <int MR>

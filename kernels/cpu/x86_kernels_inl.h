@@ -3,7 +3,8 @@
 //
 // The including file defines first, inside namespace rooftop::kernels::{anonymous}:
 //   ROOFTOP_VNNI (0 or 1): int8 dots with AVX512-VNNI vpdpbusd instead of AVX2 maddubs + madd;
-//   kGemmNR, kGemmMR and gemm_micro(mr, X, ldx, P, kc, Y, ldy, nr, accumulate): the GEMM register tile.
+//   kGemmNR, kGemmMR and gemm_micro(mr, X, ldx, P, kc, Y, ldy, nr, accumulate): the GEMM register tile;
+//   kGemmMB: weight rows per packed block (a multiple of kGemmNR and of 8).
 // Dimension legend: k = values per weight row, m = rows, n = tokens, kc = k-slice of a packed panel.
 #pragma once
 #include <immintrin.h>
@@ -795,10 +796,9 @@ void gemm_small_rows_simd(const WeightView& W, const float* X, int64_t n, const 
 // ---- GEMM: Y (n, m) = X (n, k) W^T, cache-blocked ----
 // Per block of kGemmMB weight rows and kGemmKC columns: dequantize once into a thread-local packed buffer of
 // kGemmNR-wide panels (panel p, column i, lane j at p*kc*NR + i*NR + j), then run the register tile
-// (kGemmMR tokens x kGemmNR outputs) over every token group. The packed block (64 x 256 fp32 = 64 KiB) stays
-// in L2; each token group's X slice (MR x 256 fp32 = 6 KiB) stays in L1 across the panels.
+// (kGemmMR tokens x kGemmNR outputs) over every token group. The packed block (kGemmMB x 256 fp32: 64-96 KiB)
+// stays in L2; each token group's X slice (MR x 256 fp32: 4-6 KiB) stays in L1 across the panels.
 constexpr int64_t kGemmKC = 256;  // multiple of every block size (32, 256)
-constexpr int64_t kGemmMB = 64;   // multiple of kGemmNR
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
