@@ -216,10 +216,12 @@ TEST_CASE("a refreshed sweep probes every decode point's memory roof and predict
   // One (model, format) group: one refresh, and one more when a busy host had its points measured again at the end.
   const bool again = r.points[0].measured_at_end || r.points[1].measured_at_end;
   REQUIRE(r.refreshed_bandwidths_bytes_per_s.size() == (again ? 2u : 1u));
-  for (double bw : r.refreshed_bandwidths_bytes_per_s) CHECK(bw > 1e9);
+  // GB/s from DRAM in a release build; an ASan build on a slow 2-core VM measured 0.99 GB/s (stop 29), so the floor
+  // is 0.1 GB/s: still 1e9 above a figure in GB or per microsecond mistaken for bytes per second.
+  for (double bw : r.refreshed_bandwidths_bytes_per_s) CHECK(bw > 1e8);
   for (const auto& p : r.points) {
     INFO("batch " << p.batch);
-    CHECK(p.probe_bytes_per_s > 1e9);  // a GEMV from DRAM streams at GB/s
+    CHECK(p.probe_bytes_per_s > 1e8);  // a GEMV from DRAM streams at GB/s (floor: see above)
     // The cores' speed against the refresh seconds before: near 1 (a shared host moves it by tens of %).
     CHECK((p.probe_cpu_speed > 0.2 && p.probe_cpu_speed < 5.0));
     // Measured again (at most twice at once) only while contended, and once more at the end if still so.
