@@ -30,7 +30,7 @@ CLI::Validator in_range(double lo, double hi) {
   };
   const std::string range = show(lo) + " to " + show(hi);
   return CLI::Validator(
-      [lo, hi, range, show](std::string& text) -> std::string {
+      [lo, hi, range](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(text.c_str(), &end);

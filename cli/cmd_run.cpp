@@ -223,6 +223,7 @@ void register_run(CLI::App& app, Context& ctx) {
       // The runtime's own memory (process, libraries, tokenizer, the file's metadata pages), measured before any
       // weight is read: the overhead the fit prediction adds to the model's weights, KV and activations.
       const double baseline = resident_memory().value_or(ResidentMemory{}).current_bytes;
+      model.file.populate();  // weights paged in here, not inside the timed prefill
       std::string text = o->chat ? tok.chat_prompt(o->prompt, given ? std::optional<std::string_view>(o->system) : std::nullopt)
                                  : o->prompt;
       if (o->prompt.empty() && o->prompt_ids.empty())

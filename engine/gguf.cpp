@@ -237,6 +237,16 @@ const std::byte* GgufFile::tensor_data(const GgufTensorInfo& t) const {
   return base_ + data_offset + t.offset;
 }
 
+void GgufFile::populate() const {
+#ifdef MADV_POPULATE_READ
+  if (!base_ || data_offset >= file_bytes) return;
+  // madvise wants a page-aligned start: round the data section's start down to its page.
+  const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const auto start = uintptr_t(base_ + data_offset) / page * page;
+  (void)::madvise(reinterpret_cast<void*>(start), uintptr_t(base_) + file_bytes - start, MADV_POPULATE_READ);
+#endif
+}
+
 GgufFile parse_gguf(const std::byte* data, size_t size, const std::string& name) {
   Reader r(data, size, name);
   GgufFile g;

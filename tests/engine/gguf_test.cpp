@@ -7,6 +7,7 @@
 #include <random>
 
 #include "analyzer/errors.h"
+#include "base/process.h"
 #include "engine/gguf.h"
 #include "gguf_writer.h"
 #include "model_file.h"
@@ -282,6 +283,43 @@ TEST_CASE("open_gguf refuses missing and tiny files", "[gguf]") {
   float x;
   std::memcpy(&x, mapped.tensor_data(mapped.tensors[0]) + 8, 4);
   CHECK(x == 3);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("GgufFile::populate maps the tensor data in before the first forward pass", "[gguf]") {
+  // 16 MiB of random non-zero floats. After populate() the whole data section must be resident (VmRSS counts
+  // mapped file pages), so that a timed prefill pays no page faults; opening alone maps only the header's
+  // pages. Without MADV_POPULATE_READ, populate() leaves RSS a few pages up and this fails.
+  constexpr int64_t kFloats = 4 << 20;
+  auto path = std::filesystem::temp_directory_path() / "rooftop_populate.gguf";
+  float first = 0;
+  {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(0.5f, 2.0f);
+    std::vector<float> v(static_cast<size_t>(kFloats));
+    for (float& x : v) x = u(rng);
+    first = v[0];
+    GgufWriter w;
+    w.kv_string("general.architecture", "llama");
+    w.tensor("t", 0, {uint64_t(kFloats)}, floats_bytes(v));
+    const auto bytes = w.bytes();
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  const auto rss = [] {
+    auto m = rooftop::resident_memory();
+    REQUIRE(m.has_value());
+    return m->current_bytes;
+  };
+  const double before = rss();
+  GgufFile mapped = rooftop::engine::open_gguf(path.string(), true);
+  const double opened = rss();
+  CHECK(opened - before < 4.0 * (1 << 20));
+  mapped.populate();
+  CHECK(rss() - opened > 14.0 * (1 << 20));
+  float x = 0;
+  std::memcpy(&x, mapped.tensor_data(mapped.tensors[0]), 4);
+  CHECK(x == first);
   std::filesystem::remove(path);
 }
 
