@@ -30,11 +30,12 @@ TEST_CASE("attention_decode matches the reference (GQA, fp32 and fp16 KV, every 
         attention_decode_ref(q, s.h, kv.view, t, ref);
         const float tol = attention_tolerance(q.data(), s.h, kv.view, t);
         auto check = [&](const char* what) {
-          for (size_t i = 0; i < out.size(); ++i) {
-            INFO(what << " h=" << s.h << " hk=" << s.hk << " d=" << s.d << " t=" << t << " f16=" << f16 << " i=" << i
-                      << " tol=" << tol);
-            REQUIRE(std::fabs(out[i] - ref[i]) <= tol);
-          }
+          const int64_t i = first_outside(
+              int64_t(out.size()), [&](int64_t e) { return out[size_t(e)]; }, [&](int64_t e) { return ref[size_t(e)]; },
+              [&](int64_t) { return tol; });
+          INFO(what << " h=" << s.h << " hk=" << s.hk << " d=" << s.d << " t=" << t << " f16=" << f16 << " i=" << i
+                    << " tol=" << tol);
+          REQUIRE(i == -1);
         };
         for (ThreadPool* pool : {&pool1, &pool2}) {
           std::fill(out.begin(), out.end(), -7.0f);

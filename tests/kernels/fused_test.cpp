@@ -74,11 +74,12 @@ TEST_CASE("attention_prefill matches the reference per token (causal, GQA, every
             tol[size_t(i)] = attention_tolerance(q.data() + i * hd, s.h, kv.view, pos0 + i + 1);
           }
           auto check = [&](const char* what) {
-            for (int64_t j = 0; j < n * hd; ++j) {
-              INFO(what << " h=" << s.h << " hk=" << s.hk << " d=" << s.d << " n=" << n << " pos0=" << pos0
-                        << " f16=" << f16 << " token " << j / hd << " value " << j % hd);
-              REQUIRE(std::fabs(out[size_t(j)] - ref[size_t(j)]) <= tol[size_t(j / hd)]);
-            }
+            const int64_t bad = first_outside(
+                n * hd, [&](int64_t j) { return out[size_t(j)]; }, [&](int64_t j) { return ref[size_t(j)]; },
+                [&](int64_t j) { return tol[size_t(j / hd)]; });
+            INFO(what << " h=" << s.h << " hk=" << s.hk << " d=" << s.d << " n=" << n << " pos0=" << pos0
+                      << " f16=" << f16 << " token " << bad / hd << " value " << bad % hd);
+            REQUIRE(bad == -1);
           };
           for (ThreadPool* pool : {&pool1, &pool2}) {
             std::fill(out.begin(), out.end(), -7.0f);

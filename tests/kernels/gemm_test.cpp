@@ -21,12 +21,11 @@ void check_gemm(const WeightView& W, const std::vector<float>& X, int64_t n, con
   const bool q8 = t.gemm_uses_q8 && t.gemm_uses_q8(W.format);
   for (int64_t j = 0; j < W.m; ++j) {
     const std::vector<float> w = ref_row(W, j);
-    for (int64_t i = 0; i < n; ++i) {
-      const double tol = product_tolerance(w, X.data() + i * W.k, W.k, q8, q8 ? 0.0 : t.gemm_operand_rounding);
-      INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i
-                << " j=" << j);
-      REQUIRE(std::fabs(Y[size_t(i * W.m + j)] - ref[size_t(i * W.m + j)]) <= tol);
-    }
+    const int64_t i = first_outside(
+        n, [&](int64_t r) { return Y[size_t(r * W.m + j)]; }, [&](int64_t r) { return ref[size_t(r * W.m + j)]; },
+        [&](int64_t r) { return product_tolerance(w, X.data() + r * W.k, W.k, q8, q8 ? 0.0 : t.gemm_operand_rounding); });
+    INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i << " j=" << j);
+    REQUIRE(i == -1);
   }
 }
 

@@ -20,12 +20,11 @@ void check(const WeightView& W, const std::vector<float>& X, int64_t n, const st
            const std::vector<float>& ref, bool q8_act, const char* what, double u = 0) {
   for (int64_t j = 0; j < W.m; ++j) {
     const std::vector<float> w = ref_row(W, j);
-    for (int64_t i = 0; i < n; ++i) {
-      INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i
-                << " j=" << j);
-      REQUIRE(std::fabs(Y[size_t(i * W.m + j)] - ref[size_t(i * W.m + j)]) <=
-              product_tolerance(w, X.data() + i * W.k, W.k, q8_act, u));
-    }
+    const int64_t i = first_outside(
+        n, [&](int64_t r) { return Y[size_t(r * W.m + j)]; }, [&](int64_t r) { return ref[size_t(r * W.m + j)]; },
+        [&](int64_t r) { return product_tolerance(w, X.data() + r * W.k, W.k, q8_act, u); });
+    INFO(what << " " << format_name(W.format) << " n=" << n << " m=" << W.m << " k=" << W.k << " i=" << i << " j=" << j);
+    REQUIRE(i == -1);
   }
 }
 
@@ -84,11 +83,12 @@ TEST_CASE("q4_0 / q4_1 rows with a partial 16-block group match the scalar integ
         }
       }
       const auto expect_ref = [&](const char* what, const char* isa, bool interleaved) {
-        for (size_t e = 0; e < Y.size(); ++e) {
-          INFO(what << " isa=" << isa << " interleaved=" << interleaved << " k=" << k << " n=" << n << " i="
-                    << e / size_t(m) << " j=" << e % size_t(m));
-          REQUIRE(std::fabs(Y[e] - ref[e]) <= tol[e]);
-        }
+        const int64_t e = first_outside(
+            int64_t(Y.size()), [&](int64_t x) { return Y[size_t(x)]; }, [&](int64_t x) { return ref[size_t(x)]; },
+            [&](int64_t x) { return tol[size_t(x)]; });
+        INFO(what << " isa=" << isa << " interleaved=" << interleaved << " k=" << k << " n=" << n << " i=" << e / m
+                  << " j=" << e % m);
+        REQUIRE(e == -1);
       };
       for (bool interleaved : {false, true}) {
         std::vector<Q8Activations> xqi = xq;

@@ -82,4 +82,14 @@ inline double product_tolerance(const std::vector<float>& w, const float* x, int
   return (2.0 * double(k + 16) * 0x1p-24 + u) * sum_abs + (q8_act ? act * 1.0001 : 0.0) + 1e-6;
 }
 
+// The first index in [0, count) whose |got(i) - want(i)| is not within tol(i) (a NaN is not), or -1. Tests
+// check whole outputs with it and report the one failing index: a Catch INFO message built per value made
+// the kernel tests the slowest of the suite under ASan.
+template <class Got, class Want, class Tol>
+int64_t first_outside(int64_t count, Got got, Want want, Tol tol) {
+  for (int64_t i = 0; i < count; ++i)
+    if (!(std::fabs(double(got(i)) - double(want(i))) <= double(tol(i)))) return i;
+  return -1;
+}
+
 }  // namespace rooftop::kernels::test
