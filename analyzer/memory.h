@@ -14,6 +14,15 @@
 
 namespace rooftop {
 
+// Matrices of one class that a file stores in one format at one input width k: a Q4_K_M file keeps most of
+// its FFN in q4_k but ffn_down in q6_k on some layers, and rows whose k is not a multiple of 256 in q5_0.
+struct StoredMatrices {
+  std::string format;  // the analyzer's format name
+  double width = 0;    // input features k (the dimension a block runs along)
+  double values = 0;   // weights
+  double bytes = 0;    // as stored
+};
+
 // Which format each class of weights is stored in, and the KV cache's format.
 struct PrecisionPlan {
   std::string weights = "bf16";                    // default for every class
@@ -23,6 +32,9 @@ struct PrecisionPlan {
   // listed here weighs these bytes instead of its format's arithmetic; its format (per_class) still sets the
   // rates. `stored` names the file's formats with their bytes ("q4_k 60.2 MB, q6_k 20.1 MB").
   std::map<ParamClass, double> stored_bytes;
+  // A file's matrices by (format, width) per class. Where a class mixes formats, each format's share is priced
+  // at its own kernel rates instead of all at the class's largest format's.
+  std::map<ParamClass, std::vector<StoredMatrices>> stored_matrices;
   std::string stored;
   const NumberFormat& format_of(ParamClass c) const;
   const NumberFormat& kv_format() const { return find_format(kv); }

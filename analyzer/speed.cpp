@@ -85,6 +85,35 @@ double rate_at_width(const std::vector<std::pair<double, double>>& rates, double
 // Attained rate for an op: calibrated kernel rates where the chip has them (decode GEMV bytes/s,
 // prefill GEMM FLOP/s per format), else the efficiency-scaled datasheet figures.
 double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std::string* bound) {
+  // A file's class that mixes formats (a Q4_K_M file: q4_k, q6_k on some ffn_down, q5_0 on rows of odd width):
+  // each format's matrices are priced at that format's own rates and widths, and their times add.
+  if (op.kind == "matmul" && !op.parts.empty()) {
+    double values = 0, bytes = 0;
+    std::map<std::string, std::vector<const StoredMatrices*>> by_format;
+    for (const auto& m : op.parts) {
+      values += m.values, bytes += m.bytes;
+      by_format[m.format].push_back(&m);
+    }
+    double total = 0, compute = 0;
+    for (const auto& [format, matrices] : by_format) {
+      OpCost part = op;
+      part.parts.clear();
+      part.weight_format = format;
+      double v = 0, b = 0;
+      for (const auto* m : matrices) v += m->values, b += m->bytes;
+      part.flops = op.flops * v / values;
+      part.weight_bytes = op.weight_bytes * b / bytes;
+      part.act_bytes = op.act_bytes * v / values;
+      part.widths.clear();
+      for (const auto* m : matrices) part.widths.emplace_back(m->width, m->values / v);
+      std::string part_bound;
+      const double t = op_time(part, r, decode, tokens, &part_bound);
+      total += t;
+      if (part_bound == "compute") compute += t;
+    }
+    if (bound) *bound = 2 * compute > total ? "compute" : "memory";
+    return total;
+  }
   double bw = r.bw, fl = r.flops;
   if (r.use_measured && r.chip) {
     auto get = [&](const std::string& k) -> double {

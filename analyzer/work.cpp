@@ -38,6 +38,15 @@ std::vector<std::pair<double, double>> group_widths(const std::vector<TensorGrou
   return widths;
 }
 
+// A class's stored matrices where they mix formats (else empty: the class's one format and widths serve).
+std::vector<StoredMatrices> mixed_parts(const PrecisionPlan& p, ParamClass c) {
+  const auto it = p.stored_matrices.find(c);
+  if (it == p.stored_matrices.end() || it->second.empty()) return {};
+  for (const auto& m : it->second)
+    if (m.format != it->second.front().format) return it->second;
+  return {};
+}
+
 void total_up(PassWork& w) {
   for (const auto& o : w.ops) {
     w.flops += o.flops;
@@ -142,6 +151,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     o.flops = 2.0 * params * T;
     o.weight_bytes = stored.of(ParamClass::attention);
     o.widths = group_widths(groups, cls_is(ParamClass::attention));
+    o.parts = mixed_parts(p, ParamClass::attention);
     const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
                               : static_cast<double>(m.heads * m.head_dim);
     o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.; state layers alike)
@@ -157,6 +167,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       o.flops = 2.0 * params * T;
       o.weight_bytes = stored.of(ParamClass::dense_ffn);
       o.widths = group_widths(groups, cls_is(ParamClass::dense_ffn));
+      o.parts = mixed_parts(p, ParamClass::dense_ffn);
       const double dense_layers = static_cast<double>(dense_ffn_layers(m));
       o.act_bytes = dense_layers * T * (2.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;
       o.count = dense_layers;
@@ -174,6 +185,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       o.flops = 2.0 * params * T;
       o.weight_bytes = stored.of(c);
       o.widths = group_widths(groups, cls_is(c));
+      o.parts = mixed_parts(p, c);
       o.count = moe_layers;
       w.ops.push_back(o);
     }
@@ -186,6 +198,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     const double touched = expected_experts_touched(hot, e.active_experts, T);
     w.experts_touched = touched;
     o.widths = group_widths(groups, cls_is(ParamClass::experts));
+    o.parts = mixed_parts(p, ParamClass::experts);
     o.flops = 2.0 * per_expert * static_cast<double>(e.active_experts) * T;
     o.weight_bytes = stored.of(ParamClass::experts) *
                      touched / static_cast<double>(e.experts);

@@ -23,6 +23,8 @@ struct OpCost {
   // matmul: each input width k of the op's matrices and its share of the op's weights (shares sum to 1),
   // so a kernel rate that depends on k (per-row overhead, partial SIMD groups) can be applied per width.
   std::vector<std::pair<double, double>> widths = {};
+  // matmul over a file's mixed formats: its matrices by (format, width); empty when one format holds them all.
+  std::vector<StoredMatrices> parts = {};
   double bytes() const { return weight_bytes + act_bytes + kv_read_bytes + kv_write_bytes; }
 };
 

@@ -286,7 +286,17 @@ PrecisionPlan gguf_precision_plan(const engine::GgufFile& f, const std::string& 
     if (const auto cls = tensor_class(t.name)) {
       by_type[info->name] += bytes;  // the listed formats add up to the weights
       p.stored_bytes[*cls] += bytes;
-      if (t.dims.size() >= 2) by_class[*cls][analyzer_format(*info)] += bytes;  // matrices set the rates
+      if (t.dims.size() >= 2) {  // matrices set the rates
+        const std::string format = analyzer_format(*info);
+        by_class[*cls][format] += bytes;
+        double values = 1;
+        for (const int64_t d : t.dims) values *= static_cast<double>(d);
+        const double width = static_cast<double>(t.dims[0]);
+        auto& parts = p.stored_matrices[*cls];
+        auto same = std::find_if(parts.begin(), parts.end(), [&](const StoredMatrices& m) { return m.format == format && m.width == width; });
+        if (same == parts.end()) parts.push_back({format, width, values, bytes});
+        else same->values += values, same->bytes += bytes;
+      }
     }
   }
   if (p.stored_bytes.empty()) throw InputError(f.path + ": no weight tensor with a known name (token_embd, blk.N.attn_*, blk.N.ffn_* ...)");

@@ -117,7 +117,7 @@ const bool registered = [] {
                                             [f, s](benchmark::State& st) { gemv(st, f, s); }));
   for (const auto& s : model_matrix_shapes()) {
     for (auto f : {WeightFormat::f32, WeightFormat::f16, WeightFormat::q8_0, WeightFormat::q4_0, WeightFormat::q4_1,
-                   WeightFormat::q4_k, WeightFormat::q6_k})
+                   WeightFormat::q5_0, WeightFormat::q4_k, WeightFormat::q6_k})  // q5_0: Q4_K_M files of odd widths
       standard(benchmark::RegisterBenchmark(("gemm/" + std::string(kernels::format_name(f)) + "/n:128/" + shape_name(s)).c_str(),
                                             [f, s](benchmark::State& st) { gemm(st, f, s, kPrefillTokens); }))
           ->Repetitions(3);

@@ -151,3 +151,28 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
     c.measured.erase(k);
   CHECK(ttft("q4_k") == Approx(ttft("fp16")).epsilon(1e-9));
 }
+
+TEST_CASE("a class whose file mixes formats prices each format's matrices at that format's own rates", "[speed]") {
+  // A Q4_K_M-like FFN: gate and up (1536 x 576, k = 576) in q4_1, down (576 x 1536, k = 1536) in q8_0.
+  ChipSpec c = cpu_with_width_rates();
+  c.measured["gemv_q8_0_bytes_per_s"] = 1e15;
+  c.measured["gemv_q8_0_arith_flops_per_s"] = 30e9;  // no per-width rates: one rate at every width
+  const ModelSpec m = test::smollm2_135m();
+  PrecisionPlan plan;
+  plan.weights = "q4_1";
+  plan.kv = "fp32";
+  const double gate_up = 2.0 * 1536 * 576 * 30, down = 1536.0 * 576 * 30;  // weights over 30 layers
+  plan.stored_matrices[ParamClass::dense_ffn] = {{"q4_1", 576, gate_up, gate_up * 0.75},
+                                                 {"q8_0", 1536, down, down * 1.0625}};
+  SpeedOptions o;
+  o.batches = {1};
+  o.context = 16;
+  const SpeedPoint p = speed(m, c, plan, o).points.at(0);
+  // gate and up at q4_1's k = 576 rate (20e9), down at q8_0's rate (30e9); all of it at q4_1's rates would be
+  // 2 gate_up / 20e9 + 2 down / 60e9 instead (the k = 1536 rate for the down matrix).
+  CHECK(op_seconds(p, "ffn") == Approx(2 * gate_up / 20e9 + 2 * down / 30e9).epsilon(1e-9));
+  // One format in the whole class: the plain path (the class's format and the card's widths).
+  plan.stored_matrices[ParamClass::dense_ffn] = {{"q4_1", 576, gate_up, gate_up * 0.75}, {"q4_1", 1536, down, down * 0.75}};
+  const SpeedPoint one = speed(m, c, plan, o).points.at(0);
+  CHECK(op_seconds(one, "ffn") == Approx(2 * gate_up / 20e9 + 2 * down / 60e9).epsilon(1e-9));
+}

@@ -77,6 +77,17 @@ TEST_CASE("a GGUF is sized from its own tensor table", "[models][gguf]") {
   CHECK(p.per_class.at(ParamClass::embeddings) == "q8_0");
   CHECK(p.weights == "q4_k");
   CHECK(p.kv == "fp16");
+  // the FFN's matrices by (format, width), as its mixed formats are priced: gate and up q4_k at k = 256
+  // (2 x 512 x 256 weights per layer), down q5_0 at k = 512 (256 x 512 per layer); two layers
+  const auto& ffn = p.stored_matrices.at(ParamClass::dense_ffn);
+  REQUIRE(ffn.size() == 2);
+  CHECK((ffn[0].format == "q4_k" && ffn[0].width == 256 && ffn[0].values == 2 * 2.0 * 512 * 256 && ffn[0].bytes == 4 * 73728.0));
+  CHECK((ffn[1].format == "q5_0" && ffn[1].width == 512 && ffn[1].values == 2 * 256.0 * 512 && ffn[1].bytes == 2 * 90112.0));
+  // attention: q5_k q, k, o and the q6_k v, all at k = 256
+  const auto& attn = p.stored_matrices.at(ParamClass::attention);
+  REQUIRE(attn.size() == 2);
+  CHECK((attn[0].format == "q5_k" && attn[0].values == 2 * (256.0 + 128 + 256) * 256));
+  CHECK((attn[1].format == "q6_k" && attn[1].values == 2 * 128.0 * 256 && attn[1].bytes == 2 * 26880.0));
   // every format named with its bytes, largest first: q4_k 294912, q5_k 225280, q5_0 180224, q6_k 120960,
   // q8_0 87040, f32 5248
   INFO(p.describe());
