@@ -1,14 +1,120 @@
 // rooftop report: fit, speed, cost, roofline and the field of chips in one view (terminal, HTML, Markdown, JSON).
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli/common.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "hwdb/hwdb.h"
 #include "reports/report.h"
+#include "reports/sandbox_html.h"
 
 namespace rooftop::cli {
+namespace {
+
+std::vector<std::string> split_ids(const std::string& name, const std::string& text) {
+  if (text.empty() || text.front() == ',' || text.back() == ',' || text.find(",,") != std::string::npos)
+    throw InputError("--" + name + " '" + text + "' has an empty item; expected a comma-separated list like a,b");
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string id; std::getline(ss, id, ',');) out.push_back(id);
+  return out;
+}
+
+// The sandbox's grid: the analyzer's fit and speed for every model x chip x precision x tp x context x batch.
+// Keys: models, chips (with usd_per_hour, null when the card has none), precisions, tps, contexts, batches,
+// fields (the order of each point's numbers), grid[model][chip][precision][tp][context] = {"error": text} or
+// one array of numbers per batch. $/Mtok is computed at $1 per device-hour; the page scales it by the price.
+nlohmann::json sandbox_grid(const Context& ctx, const ModelOptions& base, const std::vector<int64_t>& batches,
+                            int64_t prompt, int64_t output) {
+  const auto model_ids = split_ids("model", base.model), chip_ids = split_ids("hw", base.hw);
+  const auto precisions = split_ids("precision", base.precision);
+  const std::vector<int64_t> tps = {1, 2, 4, 8};
+  const std::vector<int64_t> contexts = {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+  constexpr size_t kMaxCombos = 64;  // models x chips x precisions: the page carries every point (~1 KB each combo x context)
+  if (model_ids.size() * chip_ids.size() * precisions.size() > kMaxCombos)
+    throw InputError("--interactive with " + std::to_string(model_ids.size()) + " models x " + std::to_string(chip_ids.size()) +
+                     " chips x " + std::to_string(precisions.size()) + " precisions is too large a page; expected at most " +
+                     std::to_string(kMaxCombos) + " combinations");
+  nlohmann::json g;
+  g["title"] = "rooftop sandbox";
+  g["prompt_tokens"] = prompt;
+  g["output_tokens"] = output;
+  g["kv_precision"] = base.kv_precision;
+  g["precisions"] = precisions;
+  g["tps"] = tps;
+  g["contexts"] = contexts;
+  g["batches"] = batches;
+  g["fields"] = {"fits", "total_bytes", "capacity_bytes", "weights_bytes", "kv_bytes", "max_batch", "max_context",
+                 "ttft_s", "tpot_s", "tokens_per_s_stream", "tokens_per_s", "usd_per_mtok_at_1usd"};
+  std::vector<ModelSpec> models;
+  for (const auto& id : model_ids) {
+    models.push_back(resolve_model(ctx, id));
+    g["models"].push_back({{"id", id}, {"name", models.back().name}});
+  }
+  std::vector<ChipSpec> chips;
+  for (const auto& id : chip_ids) {
+    chips.push_back(resolve_chip(ctx, id));
+    const ChipSpec& c = chips.back();
+    g["chips"].push_back({{"id", id}, {"name", c.name}, {"usd_per_hour", c.usd_per_hour ? nlohmann::json(*c.usd_per_hour) : nlohmann::json()}});
+  }
+  std::vector<PrecisionPlan> plans;
+  for (const auto& p : precisions) {
+    ModelOptions one = base;
+    one.precision = p;
+    plans.push_back(resolve_plan(one));
+  }
+  const auto runtime = resolve_runtime(base);
+  for (const auto& m : models) {
+    nlohmann::json by_chip = nlohmann::json::array();
+    for (const auto& c : chips) {
+      nlohmann::json by_precision = nlohmann::json::array();
+      for (const auto& plan : plans) {
+        nlohmann::json by_tp = nlohmann::json::array();
+        for (const int64_t tp : tps) {
+          nlohmann::json by_context = nlohmann::json::array();
+          for (const int64_t context : contexts) {
+            try {
+              SpeedOptions so;  // as `rooftop speed -b LIST --context C --tp T --usd-per-hour 1` runs it
+              so.batches = batches;
+              so.prompt_tokens = prompt;
+              so.output_tokens = output;
+              so.context = context;
+              so.tp = tp;
+              so.usd_per_hour = 1.0;
+              so.runtime = runtime;
+              const SpeedResult sr = speed(m, c, plan, so);
+              nlohmann::json points = nlohmann::json::array();
+              for (size_t i = 0; i < batches.size(); ++i) {
+                FitOptions fo;  // as `rooftop fit --context C -b B --tp T` runs it
+                fo.context = context;
+                fo.batch = batches[i];
+                fo.tp = tp;
+                if (runtime) fo.usable_fraction = runtime->memory_fraction;
+                const FitResult f = fit(m, c, plan, fo);
+                const SpeedPoint& p = sr.points.at(i);
+                points.push_back({f.fits ? 1 : 0, f.total_bytes, f.capacity_bytes, f.weights_bytes_per_device,
+                                  f.kv_bytes_per_device, f.max_batch, f.max_context, p.ttft_s, p.tpot_s,
+                                  p.decode_tokens_per_s_per_stream, p.decode_tokens_per_s, p.usd_per_mtok_output});
+              }
+              by_context.push_back(std::move(points));
+            } catch (const InputError& e) {  // e.g. tp on a chip without an interconnect figure
+              by_context.push_back({{"error", e.what()}});
+            }
+          }
+          by_tp.push_back(std::move(by_context));
+        }
+        by_precision.push_back(std::move(by_tp));
+      }
+      by_chip.push_back(std::move(by_precision));
+    }
+    g["grid"].push_back(std::move(by_chip));
+  }
+  return g;
+}
+
+}  // namespace
 
 void register_report(CLI::App& app, Context& ctx) {
   struct Opts {
@@ -16,6 +122,7 @@ void register_report(CLI::App& app, Context& ctx) {
     OutputOptions out;
     std::string batches = "1,8,32,64,256";
     int64_t context = 4096, prompt = 1024, output = 256;
+    bool interactive = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("report", "fit, speed, cost and roofline in one report; HTML and Markdown with charts\n"
@@ -26,8 +133,22 @@ void register_report(CLI::App& app, Context& ctx) {
   cmd->add_option("--prompt-tokens", o->prompt, "prompt length (prefill)")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_option("--output-tokens", o->output, "generated tokens per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   add_output_options(*cmd, o->out, {"table", "html", "md", "json"});
-  cmd->callback([&ctx, o] {
-    ctx.action = [&ctx, o] {
+  auto* batch_opt = cmd->get_option("--batch");
+  cmd->add_flag("--interactive", o->interactive,
+                "one self-contained HTML page with controls (model, chip, precision, tp, context, batch, price) whose numbers "
+                "and charts move without a server; --model, --hw and --precision take comma-separated lists, e.g. "
+                "--model llama-3.1-8b,qwen2.5-7b --hw h100-sxm,rtx-4090 --precision bf16,fp8,int4");
+  cmd->callback([&ctx, o, batch_opt] {
+    ctx.action = [&ctx, o, batch_given = batch_opt->count() > 0] {
+      if (o->interactive) {
+        if (o->out.format != "html") throw InputError("--interactive writes an HTML page; expected --format html");
+        check_positive("prompt-tokens", o->prompt, 1'000'000'000);
+        check_positive("output-tokens", o->output, 1'000'000'000);
+        const auto batches = batch_given ? parse_list("batch", o->batches, 10'000'000)
+                                         : std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256};
+        emit(ctx, o->out, reports::sandbox_html(sandbox_grid(ctx, o->m, batches, o->prompt, o->output)));
+        return kExitOk;
+      }
       reports::ReportInputs in;
       in.model = resolve_model(ctx, o->m.model);
       in.chip = resolve_chip(ctx, o->m.hw);

@@ -15,8 +15,12 @@
 #include <vector>
 
 #include "reports/report.h"
+#include "tests/browser/browser_util.h"
 
 namespace fs = std::filesystem;
+using rooftop::test::chromium_cmd;
+using rooftop::test::shell;
+using rooftop::test::slurp;
 
 namespace {
 
@@ -95,23 +99,6 @@ double non_white_fraction(const Image& img, int x0, int y0, int w, int h) {
       if (px[0] < 240 || px[1] < 240 || px[2] < 240) ++n;
     }
   return total ? double(n) / double(total) : 0;
-}
-
-int shell(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-std::string chromium_cmd(const fs::path& profile) {
-  return "timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
-         "--disable-component-update --disable-sync --hide-scrollbars --user-data-dir=" + profile.string();
 }
 
 void check_report(const std::string& name, const std::string& args) {
