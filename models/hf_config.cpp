@@ -520,7 +520,19 @@ ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
   if (std::find(kSupported.begin(), kSupported.end(), type) == kSupported.end())
     throw InputError(path + ": " + unknown_id_message("model_type", type, kSupported) + " (supported: " + join_supported() + ")");
 
-  ModelSpec m = from_config(Config{*obj, path, type});
+  // Gemma 3's published configs are sparse (google/gemma-3-4b-it states no head counts, none states vocab_size):
+  // transformers fills them from Gemma3TextConfig's defaults (transformers 008f5c8,
+  // src/transformers/models/gemma3/configuration_gemma3.py), and so does rooftop, key by key.
+  json filled = *obj;
+  if (type == "gemma3_text") {
+    const std::pair<const char*, json> defaults[] = {
+        {"vocab_size", 262208}, {"hidden_size", 2304}, {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+        {"num_attention_heads", 8}, {"num_key_value_heads", 4}, {"head_dim", 256}, {"max_position_embeddings", 131072},
+        {"rope_theta", 1000000.0}, {"sliding_window", 4096}, {"sliding_window_pattern", 6}, {"tie_word_embeddings", true}};
+    for (const auto& [key, value] : defaults)
+      if (!filled.contains(key)) filled[key] = value;
+  }
+  ModelSpec m = from_config(Config{filled, path, type});
   // The id and name come from the folder holding config.json (e.g. .../Llama-3.1-8B/config.json).
   namespace fs = std::filesystem;
   std::string name = fs::absolute(fs::path(path)).parent_path().filename().string();

@@ -42,10 +42,10 @@ TEST_CASE("every model named in issue 2 has a card, and every card loads and val
     // config counts 0.596B), Llama 4 Scout's "109B" counts its vision encoder, which a text card leaves out,
     // Kimi K2's "1 trillion", Nemotron-H's "56B", Qwen2's "57B-A14B" and Qwen3.5's "35B" are rounded to the
     // unit printed (test_hf_config.cpp checks those to that rounding); no vendor total was found for Qwen3.5-27B,
-    // DeepSeek-V3.2 or MiniMax-M2.5 (their cards say so).
+    // DeepSeek-V3.2 or MiniMax-M2.5 (their cards say so); Mistral Small 3.1's "24 billion" counts its vision tower.
     const std::set<std::string> rounded = {"qwen3-0.6b",      "llama-4-scout",   "kimi-k2-instruct", "kimi-k2.5",
                                            "nemotron-h-56b",  "qwen2-57b-a14b",  "qwen3.5-35b-a3b",  "qwen3.5-27b",
-                                           "deepseek-v3.2",   "minimax-m2.5"};
+                                           "deepseek-v3.2",   "minimax-m2.5",    "mistral-small-3.1-24b"};
     if (!rounded.count(m.id)) CHECK(m.published_params.has_value());
     CHECK_NOTHROW(validate_model(m));
     CHECK(count_params(m).total > 0);

@@ -34,7 +34,7 @@ TEST_CASE("each committed config.json imports to its card's architecture", "[mod
                          "deepseek-r1", "qwen3-next-80b-a3b", "nemotron-h-56b", "llama-4-scout", "llama-4-maverick",
                          "qwen3.5-397b-a17b", "qwen3.5-122b-a10b", "qwen3.5-35b-a3b", "qwen3.5-27b",
                          "nemotron-3-nano-30b-a3b", "kimi-k2.5", "qwen3-235b-a22b", "deepseek-v3.2", "glm-5",
-                         "minimax-m2.5"}) {
+                         "minimax-m2.5", "gemma-3-4b", "gemma-3-27b", "mistral-small-3.1-24b"}) {
     INFO(id);
     const ModelSpec imported = models::from_hf_config(data(std::string(id) + "/config.json"));
     const ModelSpec* card = db.find(id);
@@ -99,6 +99,16 @@ TEST_CASE("published totals of the new model types, from their own config.json",
     else CHECK((std::abs(derived - c.published) / c.published <= 0.005 || std::abs(derived - c.published) <= 0.5 * c.unit));
     CHECK(std::abs(derived - c.published) / c.published <= 0.03);
   }
+  // Gemma 3's sparse configs, completed with Gemma3TextConfig's defaults (vocab 262,208): keras-hub's text-only
+  // preset counts ("gemma3_instruct_4b_text": 3,880,099,328; "..._27b_text": 27,009,002,240) embed 262,144 rows,
+  // so each is exactly 64 x hidden below the HF checkpoint's count derived here.
+  CHECK(count_params(models::from_hf_config(data("gemma-3-4b/config.json"))).total == 3880099328.0 + 64.0 * 2560);
+  CHECK(count_params(models::from_hf_config(data("gemma-3-27b/config.json"))).total == 27009002240.0 + 64.0 * 5376);
+  // KV per token in bf16, every layer's full K and V: 2 x 34 x 4 x 256 x 2 B and 2 x 62 x 16 x 128 x 2 B.
+  CHECK(kv_bytes_per_token(models::from_hf_config(data("gemma-3-4b/config.json")), find_format("bf16")) == 139264.0);
+  CHECK(kv_bytes_per_token(models::from_hf_config(data("gemma-3-27b/config.json")), find_format("bf16")) == 507904.0);
+  // Mistral Small 3.1: "With 24 billion parameters" (model card, rounded) for the text model (vision tower not sized).
+  CHECK(std::abs(count_params(models::from_hf_config(data("mistral-small-3.1-24b/config.json"))).total - 24e9) <= 0.5e9);
   // Non-embedding totals where the card prints them: Qwen3-Next "(Non-Embedding): 79B".
   const ModelSpec qn = models::from_hf_config(data("qwen3-next-80b-a3b/config.json"));
   const auto p = count_params(qn);
