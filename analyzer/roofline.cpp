@@ -56,4 +56,32 @@ RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const Precisio
   return r;
 }
 
+ChipRoofline chip_roofline(const ChipSpec& chip) {
+  if (chip.memory_bandwidth_bytes_per_s <= 0) throw InputError("chip '" + chip.id + "' has no memory bandwidth figure");
+  if (chip.peak_flops.empty()) throw InputError("chip '" + chip.id + "' has no peak rate for any format");
+  ChipRoofline r;
+  r.hw = chip.id;
+  r.name = chip.name;
+  r.memory_bandwidth_bytes_per_s = chip.memory_bandwidth_bytes_per_s;
+  auto prov = [&](const std::string& k) {
+    auto it = chip.provenance.find(k);
+    return it != chip.provenance.end() ? it->second : std::string(chip.kind == "cpu" ? "derived" : "datasheet");
+  };
+  r.provenance["memory_bandwidth_bytes_per_s"] = prov("memory_bandwidth_bytes_per_s");
+  for (const auto& [format, peak] : chip.peak_flops) {
+    if (!(peak > 0)) continue;
+    r.roofs.push_back({format, peak, peak / chip.memory_bandwidth_bytes_per_s});
+    r.provenance["peak_flops." + format] = prov("peak_flops." + format);
+  }
+  std::stable_sort(r.roofs.begin(), r.roofs.end(), [](const ChipRoof& a, const ChipRoof& b) { return a.peak_flops > b.peak_flops; });
+  // Formats with the same peak share one roof ("bf16/fp16"): the same line drawn twice would hide one.
+  std::vector<ChipRoof> merged;
+  for (const auto& f : r.roofs) {
+    if (!merged.empty() && merged.back().peak_flops == f.peak_flops) merged.back().format += "/" + f.format;
+    else merged.push_back(f);
+  }
+  r.roofs = std::move(merged);
+  return r;
+}
+
 }  // namespace rooftop

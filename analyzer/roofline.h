@@ -40,4 +40,18 @@ struct RooflineOptions {
 
 RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RooflineOptions& o);
 
+// The chip's roofline alone (`rooftop roofline --hw X` without a model): one roof per compute format it has a
+// dense peak for, all under the one memory bandwidth, each with its ridge point.
+struct ChipRoof {
+  std::string format;
+  double peak_flops = 0, ridge_flops_per_byte = 0;
+};
+struct ChipRoofline {
+  std::string hw, name;
+  double memory_bandwidth_bytes_per_s = 0;
+  std::vector<ChipRoof> roofs;                    // fastest peak first; formats of equal peak share one ("bf16/fp16")
+  std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / "derived"
+};
+ChipRoofline chip_roofline(const ChipSpec& chip);
+
 }  // namespace rooftop

@@ -10,8 +10,9 @@
 
 namespace rooftop::cli {
 
-void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw, bool with_runtime) {
-  cmd.add_option("-m,--model", o.model, "model id, config.json or .gguf (see rooftop model list)")->required();
+void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw, bool with_runtime, bool model_required) {
+  auto* model = cmd.add_option("-m,--model", o.model, "model id, config.json or .gguf (see rooftop model list)");
+  if (model_required) model->required();
   if (with_hw) cmd.add_option("--hw", o.hw, "chip id (see rooftop hw list); cpu or local = this machine")->capture_default_str();
   cmd.add_option("-p,--precision", o.precision,
                  "weight format (fp32, bf16, fp8, int4, q4_k_m, mxfp4 ...); a .gguf model defaults to its own tensors' formats")

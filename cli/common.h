@@ -23,7 +23,7 @@ struct ModelOptions {
   std::vector<std::string> class_precision;  // CLASS=FMT, e.g. experts=mxfp4
   std::string runtime;                       // --runtime: an engine's profile (hwdb/runtimes/), "" = generic/calibrated
 };
-void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw = true, bool with_runtime = true);
+void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw = true, bool with_runtime = true, bool model_required = true);
 
 const hwdb::Database& hw_database(const Context& ctx);
 const models::Database& model_database(const Context& ctx);

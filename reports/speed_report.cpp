@@ -1,6 +1,10 @@
 // speed/cost/roofline views: one record (JSON) and the tables a person reads.
 #include "reports/speed_report.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "reports/svg.h"
 #include "reports/units.h"
 
 namespace rooftop::reports {
@@ -206,6 +210,62 @@ std::vector<Table> roofline_tables(const RooflineResult& r) {
   t.footnotes.push_back("attainable = min(peak, intensity x bandwidth); ridge = peak / bandwidth");
   for (const auto& a : r.assumptions) t.footnotes.push_back("assumption: " + a);
   return {t};
+}
+
+nlohmann::json chip_roofline_json(const ChipRoofline& r) {
+  nlohmann::json j;
+  j["hw"] = r.hw;
+  j["name"] = r.name;
+  j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
+  j["roofs"] = nlohmann::json::array();
+  for (const auto& f : r.roofs)
+    j["roofs"].push_back({{"format", f.format}, {"peak_flops", f.peak_flops}, {"ridge_flops_per_byte", f.ridge_flops_per_byte}});
+  j["provenance"] = r.provenance;
+  return j;
+}
+
+// Intensities a reader compares against: decode of a dense model at batch 1 sits near 1 FLOP/byte (16-bit weights)
+// and each doubling of the batch doubles it; prefill of long prompts sits in the hundreds.
+constexpr double kSampleIntensities[] = {1, 10, 100, 1000};
+
+std::vector<Table> chip_roofline_tables(const ChipRoofline& r) {
+  Table t;
+  t.title = "roofline: " + r.hw + " (" + r.name + "), memory bandwidth " + rate_bytes(r.memory_bandwidth_bytes_per_s) +
+            " (" + r.provenance.at("memory_bandwidth_bytes_per_s") + ")";
+  t.headers = {"compute", "dense peak", "ridge (FLOPs/byte)"};
+  for (double x : kSampleIntensities) t.headers.push_back("at " + sig(x) + " FLOP/B");
+  t.headers.push_back("peak from");
+  for (const auto& f : r.roofs) {
+    std::vector<std::string> row = {f.format, flops_rate(f.peak_flops), sig(f.ridge_flops_per_byte)};
+    for (double x : kSampleIntensities) row.push_back(flops_rate(attainable_flops(x, f.peak_flops, r.memory_bandwidth_bytes_per_s)));
+    row.push_back(r.provenance.at("peak_flops." + f.format.substr(0, f.format.find('/'))));
+    t.rows.push_back(std::move(row));
+  }
+  t.footnotes.push_back("attainable = min(peak, intensity x bandwidth); ridge = peak / bandwidth: below it a pass is memory-bound");
+  t.footnotes.push_back("add --model M to place a model's prefill and decode passes on the roof");
+  return {t};
+}
+
+std::string chip_roofline_svg(const ChipRoofline& r) {
+  svg::LineChart c;
+  c.title = "Roofline: " + r.hw + " (" + rate_bytes(r.memory_bandwidth_bytes_per_s) + "), one roof per compute format";
+  c.width_px = 960;
+  c.height_px = 480;
+  c.x = {"arithmetic intensity (FLOP/byte)", true, {}, {}};
+  c.y = {"attainable (FLOP/s)", true, {}, {}};
+  double lo = 1e9, hi = 0;
+  for (const auto& f : r.roofs) lo = std::min(lo, f.ridge_flops_per_byte / 100), hi = std::max(hi, f.ridge_flops_per_byte * 10);
+  lo = std::pow(10.0, std::floor(std::log10(lo)));
+  hi = std::pow(10.0, std::ceil(std::log10(hi)));
+  c.x.min = lo;
+  c.x.max = hi;
+  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+  size_t i = 0;
+  for (const auto& f : r.roofs) {
+    c.series.push_back({f.format + " " + flops_rate(f.peak_flops), kColors[i++ % 8],
+                        {{lo, lo * r.memory_bandwidth_bytes_per_s}, {f.ridge_flops_per_byte, f.peak_flops}, {hi, f.peak_flops}}});
+  }
+  return svg::render(c);
 }
 
 }  // namespace rooftop::reports

@@ -17,5 +17,9 @@ std::vector<Table> speed_tables(const SpeedResult& r, bool explain);
 std::vector<Table> cost_tables(const SpeedResult& r, bool explain);
 nlohmann::json roofline_json(const RooflineResult& r);
 std::vector<Table> roofline_tables(const RooflineResult& r);
+// The chip's roofline alone: one roof per compute format (JSON, a table, and an SVG chart of every roof).
+nlohmann::json chip_roofline_json(const ChipRoofline& r);
+std::vector<Table> chip_roofline_tables(const ChipRoofline& r);
+std::string chip_roofline_svg(const ChipRoofline& r);
 
 }  // namespace rooftop::reports

@@ -222,6 +222,7 @@ TEST_CASE("bad-input sweep: values that are out of range are refused, not replac
            {"simulate", "-m", "llama-3.1-8b", "--rate", "5", "--concurrency", "4"},  // two loads
            {"simulate", "-m", "llama-3.1-8b"},                                      // no load
            {"simulate", "-m", "llama-3.1-70b", "--hw", "rtx-4090", "--rate", "1"},  // weights leave no KV memory
+           {"roofline", "--hw", "h100-sxm", "-m", "llama-3.1-8b", "--format", "svg"},  // svg: the chip alone
            {"report", "-m", "llama-3.1-8b", "--interactive"},  // a page needs --format html
            {"report", "-m", "llama-3.1-8b,", "--interactive", "--format", "html"},  // an empty list item
            {"report", "-m", "llama-3.1-8b,qwen2.5-7b,mixtral-8x7b", "--hw", "h100-sxm,h200,rtx-4090,a100-80g,l40s",

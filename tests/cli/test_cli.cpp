@@ -94,6 +94,17 @@ TEST_CASE("roofline: H100 ridge ~299 FLOPs/byte at bf16, decode x32 attains ~107
   CHECK(found);
 }
 
+TEST_CASE("roofline without a model: the chip's roofs, formats of equal peak sharing one") {
+  auto j = json_of({"roofline", "--hw", "h100-sxm"});
+  // hwdb/cards/h100-sxm.yaml: fp8 = int8 1978.9e12, bf16 = fp16 989.4e12, tf32 494.7e12, fp32 66.9e12; 3.35e12 B/s
+  REQUIRE(j["roofs"].size() == 4);
+  CHECK(j["roofs"][0]["format"] == "fp8/int8");
+  CHECK(j["roofs"][1]["format"] == "bf16/fp16");
+  CHECK(j["roofs"][1]["ridge_flops_per_byte"].get<double>() == Approx(989.4e12 / 3.35e12));  // 295.3
+  CHECK(j["roofs"][3]["format"] == "fp32");
+  CHECK(j["roofs"][3]["ridge_flops_per_byte"].get<double>() == Approx(66.9e12 / 3.35e12));   // 19.97
+}
+
 TEST_CASE("compare lists every chip, sorted, marking those that cannot hold the model") {
   auto j = json_of({"compare", "--model", "llama-3.1-70b", "--precision", "fp8", "--simple"});
   auto chips = j["chips"];
