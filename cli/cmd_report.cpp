@@ -1,7 +1,6 @@
 // rooftop report: fit, speed, cost, roofline and the field of chips in one view (terminal, HTML, Markdown, JSON).
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "cli/common.h"
 #include "base/limits.h"
@@ -13,23 +12,14 @@
 namespace rooftop::cli {
 namespace {
 
-std::vector<std::string> split_ids(const std::string& name, const std::string& text) {
-  if (text.empty() || text.front() == ',' || text.back() == ',' || text.find(",,") != std::string::npos)
-    throw InputError("--" + name + " '" + text + "' has an empty item; expected a comma-separated list like a,b");
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string id; std::getline(ss, id, ',');) out.push_back(id);
-  return out;
-}
-
 // The sandbox's grid: the analyzer's fit and speed for every model x chip x precision x tp x context x batch.
 // Keys: models, chips (with usd_per_hour, null when the card has none), precisions, tps, contexts, batches,
 // fields (the order of each point's numbers), grid[model][chip][precision][tp][context] = {"error": text} or
 // one array of numbers per batch. $/Mtok is computed at $1 per device-hour; the page scales it by the price.
 nlohmann::json sandbox_grid(const Context& ctx, const ModelOptions& base, const std::vector<int64_t>& batches,
                             int64_t prompt, int64_t output) {
-  const auto model_ids = split_ids("model", base.model), chip_ids = split_ids("hw", base.hw);
-  const auto precisions = split_ids("precision", base.precision);
+  const auto model_ids = parse_id_list("model", base.model), chip_ids = parse_id_list("hw", base.hw);
+  const auto precisions = parse_id_list("precision", base.precision);
   const std::vector<int64_t> tps = {1, 2, 4, 8};
   const std::vector<int64_t> contexts = {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
   constexpr size_t kMaxCombos = 64;  // models x chips x precisions: the page carries every point (~1 KB each combo x context)

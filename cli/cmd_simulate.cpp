@@ -278,9 +278,7 @@ void register_plan(CLI::App& app, Context& ctx) {
         for (const auto& c : hw_database(ctx).chips)
           if (c.kind == "gpu" || c.kind == "accelerator") chips.push_back(c);
       } else {
-        std::stringstream ss(o->hw_list);
-        std::string id;
-        while (std::getline(ss, id, ',')) chips.push_back(resolve_chip(ctx, id));
+        for (const auto& id : parse_id_list("hw", o->hw_list)) chips.push_back(resolve_chip(ctx, id));
       }
       const RuntimeProfile prof = resolve_runtime(o->m).value_or(generic_profile(false));
       const auto found = plan_deployments(model, plan, chips, prof, o->p);

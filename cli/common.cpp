@@ -101,6 +101,18 @@ int parse_device(const std::string& d) {
   throw InputError("unknown --device '" + d + "'; expected cpu or cuda:N (e.g. cuda:0)");
 }
 
+std::vector<std::string> parse_id_list(const std::string& name, const std::string& text) {
+  if (text.empty() || text.front() == ',' || text.back() == ',' || text.find(",,") != std::string::npos)
+    throw InputError("--" + name + " '" + text + "' has an empty item; expected a comma-separated list like a,b");
+  std::vector<std::string> out;
+  for (size_t pos = 0;;) {
+    const size_t comma = text.find(',', pos);
+    out.push_back(text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
+  }
+}
+
 std::vector<int64_t> parse_list(const std::string& name, const std::string& text, int64_t max) {
   std::vector<int64_t> out;
   size_t pos = 0;

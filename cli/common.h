@@ -53,5 +53,7 @@ int run_validate_published(Context& ctx, const PublishedOptions& o);
 
 // Parse "1,8,64" into positive integers (InputError on anything else).
 std::vector<int64_t> parse_list(const std::string& name, const std::string& text, int64_t max);
+// "a,b,c" -> {a, b, c}; an empty list or item is bad input naming --NAME.
+std::vector<std::string> parse_id_list(const std::string& name, const std::string& text);
 
 }  // namespace rooftop::cli
