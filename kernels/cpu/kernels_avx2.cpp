@@ -27,6 +27,7 @@ void micro_avx2(const float* X, int64_t ldx, const float* P, int64_t kc, float* 
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < kGemmNV; ++v) c[r][v] = _mm256_setzero_ps();
+#pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
     __m256 w[kGemmNV];
 #pragma GCC unroll 4

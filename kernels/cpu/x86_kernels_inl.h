@@ -796,9 +796,12 @@ void gemm_small_rows_simd(const WeightView& W, const float* X, int64_t n, const 
 // ---- GEMM: Y (n, m) = X (n, k) W^T, cache-blocked ----
 // Per block of kGemmMB weight rows and kGemmKC columns: dequantize once into a thread-local packed buffer of
 // kGemmNR-wide panels (panel p, column i, lane j at p*kc*NR + i*NR + j), then run the register tile
-// (kGemmMR tokens x kGemmNR outputs) over every token group. The packed block (kGemmMB x 256 fp32: 64-96 KiB)
-// stays in L2; each token group's X slice (MR x 256 fp32: 4-6 KiB) stays in L1 across the panels.
+// (kGemmMR tokens x kGemmNR outputs) panel by panel over chunks of kGemmNC tokens. The packed block (kGemmMB x 256
+// fp32: 64-96 KiB) stays in L2, the panel in use in L1; X is read in place (its rows k floats apart).
+// Measured on the AVX2 VM (TinyLlama f16 pp128, alternating binaries, 5 rounds): panels outer instead of token
+// groups outer and no per-group copy of X, 58.6 -> 62.1 tok/s median; the tile's k loop unrolled 4x, 69.4 -> 70.4.
 constexpr int64_t kGemmKC = 256;  // multiple of every block size (32, 256)
+constexpr int64_t kGemmNC = 128;  // tokens per X chunk: 128 x 256 fp32 = 128 KiB, in L2
 
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
@@ -833,10 +836,9 @@ inline void transpose_rows8(const float* rows, int64_t n, float* dst, int64_t st
 void gemm_cols_simd(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
   static_assert(kGemmNR % 8 == 0);
   thread_local std::unique_ptr<float, FreeDeleter> packed_buf(
-      static_cast<float*>(std::aligned_alloc(64, sizeof(float) * (kGemmMB * kGemmKC + (8 + kGemmMR) * kGemmKC))));
+      static_cast<float*>(std::aligned_alloc(64, sizeof(float) * (kGemmMB + 8) * kGemmKC)));
   float* packed = packed_buf.get();
   float* rows8 = packed + kGemmMB * kGemmKC;  // 8 rows of one slice, dequantized
-  float* xslice = rows8 + 8 * kGemmKC;         // one token group's X slice
   const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), bv = block_values(W.format), bb = block_bytes(W.format);
   for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
     const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kGemmNR - 1) / kGemmNR;
@@ -860,14 +862,17 @@ void gemm_cols_simd(const WeightView& W, const float* X, int64_t n, float* Y, in
         }
         transpose_rows8(rows8, kc, packed + (r0 / kGemmNR) * kc * kGemmNR + (r0 % kGemmNR), kGemmNR);
       }
-      for (int64_t i0 = 0; i0 < n; i0 += kGemmMR) {
-        const int mr = int(std::min<int64_t>(kGemmMR, n - i0));
-        // The token group's X slice copied contiguously: rows k floats apart alias the same L1 sets whenever 4 k is
-        // a multiple of 4 KiB (k = 2048: every row), and the tile reads all of them at every step.
-        for (int r = 0; r < mr; ++r) std::memcpy(xslice + r * kc, X + (i0 + r) * k + kc0, sizeof(float) * size_t(kc));
+      for (int64_t c0 = 0; c0 < n; c0 += kGemmNC) {
+        const int64_t cn = std::min(kGemmNC, n - c0);
+        // Panels outer: one panel (kc x NR fp32, 24 KiB) stays in L1 while the chunk's token groups stream past it;
+        // the tile's weight loads (3 vectors per 12 FMAs) then hit L1, its broadcasts (4 floats) come from L2.
         for (int64_t p = 0; p < panels; ++p) {
           const int nr = int(std::min<int64_t>(kGemmNR, jn - p * kGemmNR));
-          gemm_micro(mr, xslice, kc, packed + p * kc * kGemmNR, kc, Y + i0 * m + jb + p * kGemmNR, m, nr, kc0 > 0);
+          for (int64_t i0 = 0; i0 < cn; i0 += kGemmMR) {
+            const int mr = int(std::min<int64_t>(kGemmMR, cn - i0));
+            gemm_micro(mr, X + (c0 + i0) * k + kc0, k, packed + p * kc * kGemmNR, kc, Y + (c0 + i0) * m + jb + p * kGemmNR,
+                       m, nr, kc0 > 0);
+          }
         }
       }
     }

@@ -35,7 +35,8 @@ TEST_CASE("gemm matches the reference for every format, ISA and odd shape", "[ke
   std::mt19937 rng(20);
   ThreadPool pool(2);
   struct Shape { int64_t n, m, k; };
-  const Shape shapes[] = {{1, 1, 32}, {3, 17, 64}, {7, 3, 96}, {33, 70, 256}, {7, 257, 512}, {5, 33, 800}, {9, 21, 70}};
+  const Shape shapes[] = {{1, 1, 32}, {3, 17, 64}, {7, 3, 96}, {33, 70, 256}, {7, 257, 512}, {5, 33, 800}, {9, 21, 70},
+                         {131, 29, 64}};  // n = 131: past one chunk of kGemmNC = 128 tokens, ending in a partial group
   for (WeightFormat f : all_formats()) {
     for (const Shape& s : shapes) {
       const int64_t k = round_k(f, s.k);
