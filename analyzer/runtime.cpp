@@ -172,6 +172,8 @@ CompactPass compact_pass(const PassWork& w, const ChipSpec& chip, double layers,
   return c;
 }
 
+double allreduce_latency_steps(int64_t n) { return n > 1 ? std::log2(static_cast<double>(n)) : 0.0; }
+
 void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t tp, int64_t pp, int64_t ep,
                      double act_bytes) {
   const double hidden_bytes = tokens * static_cast<double>(m.hidden) * act_bytes;
@@ -179,7 +181,7 @@ void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t 
   if (tp > 1) {
     // A pass takes its tokens through every layer (each stage in turn): two all-reduces per layer.
     const double n = static_cast<double>(tp);
-    p.collectives += 2.0 * layers;
+    p.collectives += 2.0 * layers * allreduce_latency_steps(tp);
     p.collective_bytes += 2.0 * layers * 2.0 * (n - 1) / n * hidden_bytes;
   }
   if (pp > 1) {
@@ -190,7 +192,7 @@ void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t 
     const double moe_layers = static_cast<double>(rooftop::moe_layers(m));
     const double routed = hidden_bytes * static_cast<double>(m.moe->active_experts) * static_cast<double>(ep - 1) /
                           static_cast<double>(ep);
-    p.collectives += 2.0 * moe_layers;
+    p.collectives += 2.0 * moe_layers * allreduce_latency_steps(ep);
     p.collective_bytes += 2.0 * moe_layers * routed;
   }
 }

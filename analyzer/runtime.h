@@ -110,7 +110,7 @@ struct CompactPass {
   double layers = 0;
   double tp = 1;              // ops split over tp devices
   bool prefill = false;       // more than one new token per sequence (prompt processing)
-  double collectives = 0;     // all-reduces / hand-offs in the pass
+  double collectives = 0;     // latency steps of the pass's collectives (allreduce_latency_steps each; a hand-off: 1)
   double collective_bytes = 0;// bytes each link carries over the pass (ring factor included)
 };
 
@@ -134,6 +134,13 @@ double compute_peak(const ChipSpec& chip, std::string_view weight_format);
 
 // peak_override > 0: every op computes at that rate (--compute-format).
 CompactPass compact_pass(const PassWork& w, const ChipSpec& chip, double layers, double tp, double peak_override = 0);
+
+// Latency steps of one all-reduce over n devices: log2(n), the depth of the reduction (NCCL's trees, recursive
+// halving-doubling; NVLS on NVSwitch). The profile's collective_latency_s is one step, so an all-reduce over 2 devices
+// costs it once, over 8 three times. Why not a constant: gpt-fast's batch-1 decode on 2 / 4 / 8 NVLink A100s (README,
+// bf16 Llama-2-7B 168.8 / 254.0 / 328.4 tok/s) leaves, after the single-GPU miss scaled by 1/n, about 14 / 19 / 22 µs
+// per all-reduce (64 per token): 10 µs + 4 µs x log2(n), not one figure.
+double allreduce_latency_steps(int64_t n);
 
 // The pass's collectives for `tokens` tokens of hidden state through all layers: tp: two ring all-reduces per layer
 // (2 (n-1)/n x bytes each); pp: one hand-off per stage boundary; ep: dispatch and combine per MoE layer.

@@ -34,7 +34,7 @@ std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights
 
 double ring_allreduce_s(double bytes, int64_t n, double link, double latency) {
   if (n <= 1) return 0;
-  return 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes / link + latency;
+  return 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes / link + latency * allreduce_latency_steps(n);
 }
 
 namespace {
@@ -585,7 +585,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                           (chunk_used > 0 ? " in chunks of " + std::to_string(chunk_used) : "") + ", no queueing");
   if (r.devices > 1 || o.ep > 1)
     r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(std::lround(prof.collective_latency_s * 1e6))) +
-                            " µs latency each; link = half the card's bidirectional scale-up figure" +
+                            " µs latency x log2(n) each; link = half the card's bidirectional scale-up figure" +
                             (use_profile && prof.bus_bandwidth_fraction < 1
                                  ? " x " + std::to_string(prof.bus_bandwidth_fraction).substr(0, 4) + " (the runtime's bus fraction)"
                                  : std::string()));

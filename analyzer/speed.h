@@ -95,7 +95,8 @@ double spec_speedup(int64_t k, double a, double draft_cost_ratio);
 // The compute format a chip uses for a weight format (first of the format's preferences it has).
 std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights);
 
-// Ring all-reduce of `bytes` over n devices with per-direction link bandwidth: 2 (n-1)/n x bytes / bw + latency.
+// All-reduce of `bytes` over n devices with per-direction link bandwidth: 2 (n-1)/n x bytes / bw (ring) + latency x
+// log2(n) (allreduce_latency_steps).
 double ring_allreduce_s(double bytes, int64_t n, double link_bytes_per_s, double latency_s);
 
 }  // namespace rooftop

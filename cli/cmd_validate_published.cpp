@@ -44,9 +44,36 @@ std::vector<reports::Table> comparison_tables(const validate::Comparison& c, con
   out.push_back(summary_table(c, "all", "all records"));
   out.back().footnotes.push_back(std::to_string(c.rows.size()) + " records predicted, " + std::to_string(c.skipped.size()) +
                                  " skipped (rooftop validate --published --format json lists each reason)");
-  std::map<std::string, int> reasons;
-  for (const auto& s : c.skipped) reasons[s.reason.substr(0, s.reason.find('\'') == std::string::npos ? s.reason.size() : s.reason.find('\''))]++;
-  for (const auto& [r, n] : reasons) out.back().footnotes.push_back("skipped " + std::to_string(n) + ": " + r);
+  // Reasons grouped with their quoted ids ('h100-pcie') replaced by "…"; the ids are listed after the group.
+  struct Group { int n = 0; std::set<std::string> ids; };
+  std::map<std::string, Group> reasons;
+  for (const auto& s : c.skipped) {
+    std::string key;
+    std::set<std::string> ids;
+    for (size_t i = 0; i < s.reason.size();) {
+      const size_t close = s.reason[i] == '\'' ? s.reason.find('\'', i + 1) : std::string::npos;
+      if (close == std::string::npos) { key += s.reason[i++]; continue; }
+      ids.insert(s.reason.substr(i, close + 1 - i));
+      key += "\u2026";
+      i = close + 1;
+    }
+    auto& g = reasons[key];
+    g.n++;
+    g.ids.insert(ids.begin(), ids.end());
+  }
+  for (const auto& [r, g] : reasons) {
+    std::string line = "skipped " + std::to_string(g.n) + ": " + r;
+    if (!g.ids.empty()) {
+      line += " (";
+      int shown = 0;
+      for (const auto& id : g.ids) {
+        if (shown == 8) { line += ", " + std::to_string(g.ids.size() - 8) + " more"; break; }
+        line += (shown++ ? ", " : "") + id;
+      }
+      line += ")";
+    }
+    out.back().footnotes.push_back(line);
+  }
   if (records) {
     reports::Table t;
     t.title = "every record";

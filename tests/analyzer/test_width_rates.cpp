@@ -102,9 +102,9 @@ TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and 
   CHECK(p.tpot_s - without == Approx(605e-6).epsilon(1e-9));
   // The same cost is in a prompt's prefill pass.
   c.measured.erase("overhead_region_start_s");
-  const double ttft_without = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
+  const double ttft_without = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
   c.measured["overhead_region_start_s"] = 5e-6;
-  const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
+  const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
   CHECK(ttft_with - ttft_without == Approx(605e-6).epsilon(1e-6));
 }
 

@@ -157,6 +157,11 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
     p.bus_bandwidth_fraction = 0.5;
     // 4 x 10 µs + 8,000 B / (1e9 B/s x 0.5) = 56 µs
     CHECK(pass_seconds(c, resolve_rates(p, chip, 1e9)) == Approx(56e-6));
+    // tp 8: each all-reduce takes log2(8) = 3 latency steps: 4 x 3 x 10 µs + 4 x 2 x 7/8 x 2,000 B / 0.5 GB/s = 148 µs
+    CompactPass c8 = one_op(CompactOp::other, FormatFamily::float_, 0, 0, 1e14, 1);
+    add_collectives(c8, m, 1, 8, 1, 1, 2.0);
+    CHECK(c8.collectives == Approx(12));
+    CHECK(pass_seconds(c8, resolve_rates(p, chip, 1e9)) == Approx(120e-6 + 28e-6));
   }
   SECTION("MoE routing skew: tokens land on a hot fraction of the experts") {
     // 8 experts, top-2, 4 tokens: uniform 8 (1 - (6/8)^4) = 5.47; on the hot half 4 (1 - (2/4)^4) = 3.75.
