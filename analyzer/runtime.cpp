@@ -149,6 +149,7 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
   r.per_step_s = p.per_step_s;
   r.collective_latency_s = p.collective_latency_s;
   r.link_bw = link_bytes_per_s * p.bus_bandwidth_fraction;
+  r.fp16_accumulate = p.fp16_accumulate;
   return r;
 }
 
@@ -167,6 +168,9 @@ CompactPass compact_pass(const PassWork& w, const ChipSpec& chip, double layers,
     // Attention and the small ops compute in the activations' format: the chip's 16-bit rate.
     o.peak = peak_override > 0 ? peak_override
                                : compute_peak(chip, o.kind == CompactOp::matmul ? op.weight_format : std::string("bf16"));
+    o.peak_acc16 = o.peak;
+    if (peak_override <= 0 && o.kind == CompactOp::matmul && find_format(op.weight_format).name == "fp16")
+      o.peak_acc16 = chip.peak("fp16_acc16").value_or(o.peak);
     c.ops.push_back(o);
   }
   return c;
@@ -197,6 +201,8 @@ void add_collectives(CompactPass& p, const ModelSpec& m, double tokens, int64_t 
   }
 }
 
+double CompactOp::matmul_peak(const RuntimeRates& r) const { return r.fp16_accumulate && peak_acc16 > 0 ? peak_acc16 : peak; }
+
 double pass_seconds(const CompactPass& p, const RuntimeRates& r, std::string* bound, std::vector<double>* op_s) {
   double memory_s = 0, compute_s = 0;
   const bool small = p.tokens <= r.small_batch_tokens;
@@ -205,7 +211,7 @@ double pass_seconds(const CompactPass& p, const RuntimeRates& r, std::string* bo
     double bw = r.float_bw, rate = o.peak * r.gemm_fraction[0];
     if (o.kind == CompactOp::matmul) {
       bw = r.weight_bw[f];
-      rate = small && is_integer_quantized(o.family) ? r.small_batch_flops : o.peak * r.gemm_fraction[f];
+      rate = small && is_integer_quantized(o.family) ? r.small_batch_flops : o.matmul_peak(r) * r.gemm_fraction[f];
     } else if (o.kind == CompactOp::attention) {
       if (p.prefill) rate *= r.prefill_attention_fraction;
       else {

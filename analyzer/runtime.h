@@ -69,6 +69,9 @@ struct RuntimeProfile {
   double memory_fraction = 0.9;          // of device memory given to weights + KV cache
   double moe_expert_fraction = 1;        // routed tokens land uniformly on this fraction of the experts (1 = uniform)
   std::string quantized_kv;              // KV format with fp8/fp4 weights when a run states none ("" = 16-bit)
+  // f16 weights' GEMMs accumulate in fp16 (cuBLAS CUBLAS_COMPUTE_16F): on chips whose card states a faster
+  // fp16-accumulate tensor rate (peak_flops.fp16_acc16: GeForce runs fp32 accumulation at half rate) they use it.
+  bool fp16_accumulate = false;
   // One architecture's own value of a scalar term, keyed "<term>/<architecture>" (per_layer_s, attention_fraction,
   // prefill_attention_fraction): a backend's launch costs and attention kernels differ by GPU generation.
   std::map<std::string, double> by_architecture;
@@ -96,12 +99,16 @@ struct RuntimeProfile {
 RuntimeProfile generic_profile(bool cpu);
 
 // One operation of a pass, reduced to what a profile's terms act on (built once; evaluated many times by the fit).
+struct RuntimeRates;
 struct CompactOp {
   enum Kind : uint8_t { matmul, attention, other } kind = other;
   FormatFamily family = FormatFamily::float_;
   double bytes = 0;   // weights + activations (+ KV for attention)
   double flops = 0;
   double peak = 0;    // the chip's dense peak for this op's compute format
+  double peak_acc16 = 0;  // f16-weight matmuls: the chip's fp16-accumulate peak (peak_flops.fp16_acc16, else peak)
+  // The tensor peak a matmul runs at under these rates.
+  double matmul_peak(const RuntimeRates& r) const;
 };
 
 struct CompactPass {
@@ -123,6 +130,7 @@ struct RuntimeRates {
   double float_bw = 0;                               // other ops and attention stream at the float rate
   double per_layer_s = 0, per_step_s = 0;
   double collective_latency_s = 0, link_bw = 0;      // link_bw: per direction x bus fraction (0: no link)
+  bool fp16_accumulate = false;                      // the profile's f16 GEMMs accumulate in fp16 (CompactOp::peak_acc16)
 };
 
 // A soft minimum of a bandwidth and a cap.

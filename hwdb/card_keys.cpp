@@ -41,7 +41,7 @@ const std::vector<std::string>& architectures() {
 }
 
 const std::vector<std::string>& flops_formats() {
-  static const std::vector<std::string> formats = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"};
+  static const std::vector<std::string> formats = {"fp32", "tf32", "fp16", "fp16_acc16", "bf16", "fp8", "int8", "fp4"};
   return formats;
 }
 

@@ -149,6 +149,11 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
          if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
          p.use_calibration = v == "true";
        }},
+      {"fp16_accumulate", [&](auto& n, auto& k) {
+         const std::string v = r.text(n, k);
+         if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
+         p.fp16_accumulate = v == "true";
+       }},
       {"provenance", [&](auto& n, auto& k) {
          if (!n.IsMap()) r.fail(n, k, "expected a map of term -> where its value comes from");
          for (const auto& kv : n) p.provenance[r.text(kv.first, k)] = r.text(kv.second, k);
@@ -263,6 +268,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
     << "\nunit_stream_bytes_per_s: " << p.unit_stream_bytes_per_s << "\nattention_fraction: " << p.attention_fraction
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
     << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
+    << (p.fp16_accumulate ? "\nfp16_accumulate: true" : "")
     << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
     << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch << "\nmemory_fraction: " << p.memory_fraction
     << "\nmoe_expert_fraction: " << p.moe_expert_fraction << "\nuse_calibration: " << (p.use_calibration ? "true" : "false") << "\n";

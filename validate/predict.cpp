@@ -220,7 +220,7 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
     for (const auto& p : passes)
       for (const auto& o : p.ops) {
         double rate = o.peak * r.gemm_fraction[0];
-        if (o.kind == CompactOp::matmul) rate = o.peak * r.gemm_fraction[static_cast<size_t>(o.family)];
+        if (o.kind == CompactOp::matmul) rate = o.matmul_peak(r) * r.gemm_fraction[static_cast<size_t>(o.family)];
         else if (o.kind == CompactOp::attention) rate *= r.prefill_attention_fraction;
         s += o.flops / rate / p.tp;
       }

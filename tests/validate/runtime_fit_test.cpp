@@ -116,6 +116,23 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
     CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::float_, 1e6, 1e12, 1e14, 512), resolve_rates(p, chip, 0)) ==
           Approx(25e-3));
   }
+  SECTION("f16 GEMMs that accumulate in fp16 run at the card's fp16-accumulate rate (GeForce: 2x)") {
+    ChipSpec g = chip;
+    g.peak_flops["fp16_acc16"] = 2e14;
+    PassWork w;
+    w.tokens = 512;
+    w.seqs = 1;
+    w.ops.push_back(OpCost{"ffn", "matmul", "f16", 1e12, 1e6});
+    w.ops.push_back(OpCost{"attn", "matmul", "bf16", 1e12, 1e6});
+    const CompactPass c = compact_pass(w, g, 1, 1);
+    // Without the term: 2 x 1 TFLOP at 100 TFLOP/s x 0.4 (float/*) = 50 ms.
+    CHECK(pass_seconds(c, resolve_rates(p, g, 0)) == Approx(50e-3));
+    // With it, the f16 op runs at 200 TFLOP/s x 0.4: 12.5 ms + 25 ms (bf16 accumulates in fp32 as before).
+    p.fp16_accumulate = true;
+    CHECK(pass_seconds(c, resolve_rates(p, g, 0)) == Approx(37.5e-3));
+    // A card without the figure (full-rate fp32 accumulation) is unchanged.
+    CHECK(pass_seconds(compact_pass(w, chip, 1, 1), resolve_rates(p, chip, 0)) == Approx(50e-3));
+  }
   SECTION("small batches of quantized weights run on the vector units") {
     p.small_batch_tokens = 8;
     p.small_batch_fp32_multiple = 0.5;  // 0.5 x 10 TFLOP/s fp32
