@@ -577,7 +577,11 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                                                                  " tokens per pass, quantized matmuls run on the vector units"
                                                            : std::string()) +
                               (prof.per_step_s > 0 ? "; fixed cost per pass " + std::to_string(prof.per_step_s * 1e6).substr(0, 6) + " µs"
-                                                   : std::string()));
+                                                   : std::string()) +
+                              (prof.fp16_accumulate && chip.peak("fp16_acc16") && p.format_of(ParamClass::attention).name == "fp16"
+                                   ? "; f16 matmuls accumulate in fp16, at the card's fp16-accumulate peak (" +
+                                         std::to_string(static_cast<int>(std::lround(*chip.peak("fp16_acc16") / 1e12))) + " TFLOP/s)"
+                                   : std::string()));
     else
       r.assumptions.push_back("calibrated: measured kernel rates and fixed per-layer/per-step costs from rooftop calibrate");
   }

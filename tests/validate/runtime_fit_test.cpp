@@ -224,6 +224,44 @@ TEST_CASE("speed --runtime uses the same pass arithmetic as the published predic
   CHECK(step < 1.05 * floor_s);
 }
 
+TEST_CASE("speed --runtime llama.cpp prices f16 prefill on a GeForce card at its fp16-accumulate peak, and says so", "[runtime]") {
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const ModelSpec& m = *models.find("llama-3.1-8b");
+  const RuntimeProfile lcp = hwdb::find_runtime(hwdb::load_runtimes(), "llama.cpp");
+  REQUIRE(lcp.fp16_accumulate);
+  PrecisionPlan plan;
+  plan.weights = "f16";
+  SpeedOptions o;
+  o.prompt_tokens = 4096;
+  o.output_tokens = 2;
+  auto said = [](const SpeedResult& r) {
+    for (const auto& a : r.assumptions)
+      if (a.find("accumulate in fp16") != std::string::npos) return true;
+    return false;
+  };
+  for (const char* id : {"rtx-4090", "rtx-a6000"}) {
+    ChipSpec chip = *chips.find(id);
+    o.runtime = lcp;
+    const SpeedResult with = speed(m, chip, plan, o);
+    RuntimeProfile off = lcp;
+    off.fp16_accumulate = false;
+    o.runtime = off;
+    const SpeedResult without = speed(m, chip, plan, o);
+    const double ratio = without.points[0].ttft_s / with.points[0].ttft_s;
+    if (chip.peak("fp16_acc16")) {
+      // RTX 4090: 330.3 against 165.2 TFLOP/s. A 4096-token prefill is mostly matmuls, so TTFT drops by most of 2x.
+      CHECK(ratio > 1.5);
+      CHECK(ratio < 2.0);
+      CHECK(said(with));
+    } else {  // the RTX A6000 runs fp32 accumulation at full rate: no such figure, no change
+      CHECK(ratio == Approx(1.0));
+      CHECK_FALSE(said(with));
+    }
+    CHECK_FALSE(said(without));
+  }
+}
+
 TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with file:line and the key", "[runtime][cards]") {
   const auto all = hwdb::load_runtimes();
   const auto ids = hwdb::runtime_ids(all);
@@ -256,6 +294,7 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   refused("multi_device: sideways\n", "multi_device");
   refused("bands: [{key: a, p10: 0.1, p50: 0, p90: 0.2, records: 3}]\n", "p10 <= p50");
   refused("use_calibration: maybe\n", "use_calibration");
+  refused("fp16_accumulate: sometimes\n", "fp16_accumulate");
   refused("per_layer_s: 1e-5\nper_layer_s: 2e-5\n", "duplicate key");
   refused("bands: [{key: a, p10: -1, p50: 0, p90: 0.2, records: 3}]\n", "p10");  // a prediction of zero
   CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
@@ -267,6 +306,7 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   for (const auto& [k, v] : p.decode_bandwidth_fraction) CHECK(back.decode_bandwidth_fraction.at(k) == Approx(v).epsilon(1e-3));
   CHECK(back.per_layer_s == Approx(p.per_layer_s).epsilon(1e-3));
   CHECK(back.multi_device == p.multi_device);
+  CHECK(back.fp16_accumulate == p.fp16_accumulate);
   CHECK(back.bands.size() == p.bands.size());
   // Text the parser accepts reads back whatever it holds (a fuzz finding: a key with a space, control characters).
   RuntimeProfile odd = p;
