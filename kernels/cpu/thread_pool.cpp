@@ -109,7 +109,7 @@ ThreadPool::~ThreadPool() {
 
 int ThreadPool::size() const { return impl_->threads; }
 
-void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn) {
+void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn, int64_t chunks_per_thread) {
   if (n <= 0) return;
   Impl& p = *impl_;
   if (p.threads == 1 || n == 1 || t_in_pool_job) {  // serial: one chunk on the calling thread
@@ -119,7 +119,7 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
   std::lock_guard<std::mutex> call(p.call_mutex);
   p.fn = &fn;
   p.n = n;
-  p.chunks = std::min<int64_t>({n, int64_t(p.threads) * 4, 0xFFFF});  // fits the ticket's 16 bits
+  p.chunks = std::min<int64_t>({n, int64_t(p.threads) * std::max<int64_t>(1, chunks_per_thread), 0xFFFF});  // 16-bit ticket
   p.done_chunks.store(0, std::memory_order_relaxed);
   p.error = nullptr;
   uint64_t gen;

@@ -13,8 +13,9 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
   int size() const;
   // Calls fn(begin, end, worker) on disjoint chunks covering [0, n); the caller's thread takes part.
-  // Returns when every chunk is done.
-  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn);
+  // Returns when every chunk is done. Threads claim chunks as they finish, so more chunks balance uneven
+  // progress better: chunks_per_thread (default 4; at most n chunks in all).
+  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn, int64_t chunks_per_thread = 4);
 
  private:
   struct Impl;
