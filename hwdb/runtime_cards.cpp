@@ -97,6 +97,11 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
   RuntimeProfile p;
   p.file = file;
   using Setter = std::function<void(const YAML::Node&, const std::string&)>;
+  auto flag = [&](const YAML::Node& n, const std::string& k) {
+    const std::string v = r.text(n, k);
+    if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
+    return v == "true";
+  };
   const std::map<std::string, Setter> keys = {
       {"id", [&](auto& n, auto& k) { p.id = r.text(n, k); }},
       {"name", [&](auto& n, auto& k) { p.name = r.text(n, k); }},
@@ -144,16 +149,8 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"max_batch", [&](auto& n, auto& k) { p.max_batch = static_cast<int64_t>(r.number(n, k, 1, 1e6, false)); }},
       {"memory_fraction", [&](auto& n, auto& k) { p.memory_fraction = r.number(n, k, 0, 1, true); }},
       {"moe_expert_fraction", [&](auto& n, auto& k) { p.moe_expert_fraction = r.number(n, k, 0, 1, true); }},
-      {"use_calibration", [&](auto& n, auto& k) {
-         const std::string v = r.text(n, k);
-         if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
-         p.use_calibration = v == "true";
-       }},
-      {"fp16_accumulate", [&](auto& n, auto& k) {
-         const std::string v = r.text(n, k);
-         if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
-         p.fp16_accumulate = v == "true";
-       }},
+      {"use_calibration", [&](auto& n, auto& k) { p.use_calibration = flag(n, k); }},
+      {"fp16_accumulate", [&](auto& n, auto& k) { p.fp16_accumulate = flag(n, k); }},
       {"provenance", [&](auto& n, auto& k) {
          if (!n.IsMap()) r.fail(n, k, "expected a map of term -> where its value comes from");
          for (const auto& kv : n) p.provenance[r.text(kv.first, k)] = r.text(kv.second, k);
