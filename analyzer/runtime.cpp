@@ -2,6 +2,7 @@
 #include "analyzer/runtime.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "analyzer/errors.h"
@@ -125,6 +126,20 @@ double RuntimeProfile::decode_fraction(std::string_view family, const ChipSpec& 
   const double bw = chip.memory_bandwidth_bytes_per_s;
   if (!(unit_stream_bytes_per_s > 0) || chip.compute_units.value_or(0) <= 0 || !(bw > 0)) return f;
   return unit_limited(f * bw, unit_stream_bytes_per_s * static_cast<double>(*chip.compute_units)) / bw;
+}
+
+std::pair<int64_t, int64_t> RuntimeProfile::serving_limits(const ChipSpec& chip) const {
+  auto lower = [](std::string v) {
+    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+  };
+  const std::string name = lower(chip.name);
+  for (const auto& d : serving_defaults) {
+    if (chip.memory_bytes < d.min_memory_bytes) continue;
+    if (!d.except_name.empty() && name.find(lower(d.except_name)) != std::string::npos) continue;
+    return {d.max_seqs, d.token_budget};
+  }
+  return {max_batch, 8192};
 }
 
 RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s) {

@@ -66,6 +66,16 @@ struct RuntimeProfile {
   double bus_bandwidth_fraction = 1;     // of a link's per-direction bandwidth a collective reaches
   int64_t prefill_chunk = 0;             // tokens per prefill pass (llama.cpp's ubatch); 0 = the whole prompt
   int64_t max_batch = 256;               // sequences in flight when a throughput run does not state them
+  // The server's scheduler limits by device (`rooftop simulate` and `plan`): the first rule the chip meets gives
+  // max_seqs and token_budget; none met (or no rules): max_batch sequences and 8192 tokens per step.
+  struct ServingDefault {
+    double min_memory_bytes = 0;  // the chip has at least this much memory
+    std::string except_name;      // ... and its name does not contain this (case-insensitive); "" = no exception
+    int64_t max_seqs = 0, token_budget = 0;
+  };
+  std::vector<ServingDefault> serving_defaults;
+  // (max_seqs, token_budget) this runtime's server uses on `chip` when the user states neither.
+  std::pair<int64_t, int64_t> serving_limits(const ChipSpec& chip) const;
   double memory_fraction = 0.9;          // of device memory given to weights + KV cache
   double moe_expert_fraction = 1;        // routed tokens land uniformly on this fraction of the experts (1 = uniform)
   std::string quantized_kv;              // KV format with fp8/fp4 weights when a run states none ("" = 16-bit)

@@ -284,8 +284,9 @@ SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const P
   const FitResult f = fit(m, chip, p, fo);
   const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
   SchedulerPolicy pol;
-  pol.max_seqs = max_seqs > 0 ? max_seqs : profile.max_batch;
-  pol.token_budget = token_budget;
+  const auto [default_seqs, default_budget] = profile.serving_limits(chip);
+  pol.max_seqs = max_seqs > 0 ? max_seqs : default_seqs;
+  pol.token_budget = token_budget > 0 ? token_budget : default_budget;
   pol.block_tokens = block_tokens;
   pol.kv_fraction = f.kv_bytes > 0 ? f.kv_bytes_per_device / f.kv_bytes : 1.0;
   pol.state_fraction = f.state_bytes > 0 ? f.state_bytes_per_device / f.state_bytes : 1.0;

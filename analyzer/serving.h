@@ -54,7 +54,7 @@ struct SchedulerPolicy {
   double state_fraction = 1;      // of a sequence's recurrent state one device holds
 };
 
-// The scheduler's limits on a chip: max_seqs (0: the runtime's max_batch), and the KV pages the runtime's
+// The scheduler's limits on a chip: max_seqs and token_budget (0: the runtime's serving_limits on this chip), and the KV pages the runtime's
 // memory_fraction of each device leaves after the weights and a full step's activations (fit's tp/pp shares).
 SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile,
                                int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens);
@@ -98,7 +98,7 @@ struct PlanOptions {
   int64_t max_devices = 64;
   int64_t requests = 200;           // simulated per candidate
   uint64_t seed = 1;
-  int64_t token_budget = 8192, block_tokens = 16, max_seqs = 0;
+  int64_t token_budget = 0, block_tokens = 16, max_seqs = 0;  // 0: the runtime's default on the chip
 };
 
 struct PlanCandidate {

@@ -22,7 +22,7 @@ struct SimulateCli {
   OutputOptions out;
   std::string rates;
   double slo_ttft = 0, slo_tpot = 0;
-  int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 8192, block = 16;
+  int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 0, block = 16;
   uint64_t seed = 1;
   std::string trace;
   CLI::App* cmd = nullptr;
@@ -102,8 +102,8 @@ void register_simulate(CLI::App& app, Context& ctx) {
   cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_option("--seed", o->seed, "random seed of the arrivals")->capture_default_str();
   cmd->add_option("--tp", o->tp, "tensor-parallel devices")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
-  cmd->add_option("--max-seqs", o->max_seqs, "sequences per step (default: the runtime's max batch)")->check(in_range(1, 1e6));
-  cmd->add_option("--token-budget", o->budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 1e7));
+  cmd->add_option("--max-seqs", o->max_seqs, "sequences per step (default: the runtime's server default on the chip)")->check(in_range(1, 1e6));
+  cmd->add_option("--token-budget", o->budget, "tokens per step, decodes and prefill chunks together (default: the runtime's server default on the chip, else 8192)")->check(in_range(1, 1e7));
   cmd->add_option("--block-tokens", o->block, "KV page size in tokens")->capture_default_str()->check(in_range(1, 1e5));
   cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
   cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
@@ -308,6 +308,9 @@ void register_plan(CLI::App& app, Context& ctx) {
       if (left > 0) t.footnotes.push_back(std::to_string(left) + " chip x tp shapes left out: the weights or one request do not fit (--format json lists them)");
       t.footnotes.push_back("each replica serves rate / replicas (Poisson, " + std::to_string(o->p.requests) +
                             " requests simulated per check, seed " + std::to_string(o->p.seed) + "); the fewest replicas meeting both p99 targets, by bisection");
+      t.footnotes.push_back("scheduler limits per chip: the " + prof.id + " server's defaults" +
+                            (prof.serving_defaults.empty() ? std::string(" (" + std::to_string(prof.max_batch) + " sequences, 8192 tokens per step)")
+                                                           : " (serving_defaults in " + prof.file + ")"));
       t.footnotes.push_back("not searched: pipeline parallelism, prefill/decode disaggregation, prefix caching");
       emit(ctx, o->out, reports::render({t}, o->out.format));
       return kExitOk;

@@ -147,6 +147,23 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"bus_bandwidth_fraction", [&](auto& n, auto& k) { p.bus_bandwidth_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_chunk", [&](auto& n, auto& k) { p.prefill_chunk = static_cast<int64_t>(r.number(n, k, 0, 1e7, false)); }},
       {"max_batch", [&](auto& n, auto& k) { p.max_batch = static_cast<int64_t>(r.number(n, k, 1, 1e6, false)); }},
+      {"serving_defaults", [&](auto& n, auto& k) {
+         if (!n.IsSequence()) r.fail(n, k, "expected a list of {min_memory_gib, except_name, max_seqs, token_budget}");
+         for (const auto& e : n) {
+           if (!e.IsMap() || !e["max_seqs"] || !e["token_budget"])
+             r.fail(e, k, "expected max_seqs and token_budget, optionally min_memory_gib and except_name");
+           RuntimeProfile::ServingDefault d;
+           for (const auto& kv : e) {
+             const std::string key = r.text(kv.first, k);
+             if (key == "min_memory_gib") d.min_memory_bytes = r.number(kv.second, k + ".min_memory_gib", 0, 1e6, false) * 1073741824.0;
+             else if (key == "except_name") d.except_name = r.text(kv.second, k + ".except_name");
+             else if (key == "max_seqs") d.max_seqs = static_cast<int64_t>(r.number(kv.second, k + ".max_seqs", 1, 1e6, false));
+             else if (key == "token_budget") d.token_budget = static_cast<int64_t>(r.number(kv.second, k + ".token_budget", 1, 1e7, false));
+             else r.fail(kv.first, k, "unknown key '" + printable(key) + "'; expected min_memory_gib, except_name, max_seqs or token_budget");
+           }
+           p.serving_defaults.push_back(d);
+         }
+       }},
       {"memory_fraction", [&](auto& n, auto& k) { p.memory_fraction = r.number(n, k, 0, 1, true); }},
       {"moe_expert_fraction", [&](auto& n, auto& k) { p.moe_expert_fraction = r.number(n, k, 0, 1, true); }},
       {"use_calibration", [&](auto& n, auto& k) { p.use_calibration = flag(n, k); }},
@@ -267,7 +284,17 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
     << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
     << (p.fp16_accumulate ? "\nfp16_accumulate: true" : "")
     << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
-    << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch << "\nmemory_fraction: " << p.memory_fraction
+    << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch;
+  if (!p.serving_defaults.empty()) {
+    y << "\nserving_defaults:";
+    for (const auto& d : p.serving_defaults) {
+      y << "\n  - {";
+      if (d.min_memory_bytes > 0) y << "min_memory_gib: " << d.min_memory_bytes / 1073741824.0 << ", ";
+      if (!d.except_name.empty()) y << "except_name: " << quote(d.except_name) << ", ";
+      y << "max_seqs: " << d.max_seqs << ", token_budget: " << d.token_budget << "}";
+    }
+  }
+  y << "\nmemory_fraction: " << p.memory_fraction
     << "\nmoe_expert_fraction: " << p.moe_expert_fraction << "\nuse_calibration: " << (p.use_calibration ? "true" : "false") << "\n";
   if (!p.provenance.empty()) {
     y << "provenance:\n";

@@ -297,6 +297,9 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   refused("fp16_accumulate: sometimes\n", "fp16_accumulate");
   refused("per_layer_s: 1e-5\nper_layer_s: 2e-5\n", "duplicate key");
   refused("bands: [{key: a, p10: -1, p50: 0, p90: 0.2, records: 3}]\n", "p10");  // a prediction of zero
+  refused("serving_defaults: [{max_seqs: 8}]\n", "token_budget");
+  refused("serving_defaults: [{max_seqs: 8, token_budget: 64, min_memory: 70}]\n", "min_memory_gib");
+  refused("serving_defaults: [{max_seqs: 0, token_budget: 64}]\n", "max_seqs");
   CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
   CHECK_THROWS_AS(hwdb::parse_runtime_card("[1, 2", "t.yaml"), InputError);     // not YAML
   // What the fit writes reads back to the same terms.
@@ -308,11 +311,34 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   CHECK(back.multi_device == p.multi_device);
   CHECK(back.fp16_accumulate == p.fp16_accumulate);
   CHECK(back.bands.size() == p.bands.size());
+  const RuntimeProfile vllm = hwdb::find_runtime(all, "vllm");
+  const RuntimeProfile vllm_back = hwdb::parse_runtime_card(hwdb::runtime_card_yaml(vllm, "header"), "round.yaml");
+  REQUIRE(vllm_back.serving_defaults.size() == vllm.serving_defaults.size());
+  CHECK(vllm_back.serving_defaults.front().min_memory_bytes == Approx(vllm.serving_defaults.front().min_memory_bytes));
+  CHECK(vllm_back.serving_defaults.front().except_name == vllm.serving_defaults.front().except_name);
   // Text the parser accepts reads back whatever it holds (a fuzz finding: a key with a space, control characters).
   RuntimeProfile odd = p;
   odd.provenance["a key: with \"quotes\""] = std::string("tab\there, escape \x1b, bell \x07, \\ and \"");
   const RuntimeProfile odd_back = hwdb::parse_runtime_card(hwdb::runtime_card_yaml(odd, "h"), "odd.yaml");
   CHECK(odd_back.provenance.at("a key: with \"quotes\"") == odd.provenance.at("a key: with \"quotes\""));
+}
+
+TEST_CASE("runtime cards: vLLM's server limits follow its per-device defaults", "[runtime][serving]") {
+  // vllm/engine/arg_utils.py get_batch_defaults (pinned by vLLM's test_defaults_with_usage_context): `vllm serve` on a
+  // device of >= 70 GiB whose name lacks "a100" runs 1024 sequences and 8192 tokens per step, on others 256 and 2048.
+  const auto chips = hwdb::load();
+  const RuntimeProfile vllm = hwdb::find_runtime(hwdb::load_runtimes(), "vllm");
+  using Limits = std::pair<int64_t, int64_t>;
+  CHECK(vllm.serving_limits(*chips.find("h100-sxm")) == Limits{1024, 8192});  // 80 GB = 74.5 GiB
+  CHECK(vllm.serving_limits(*chips.find("mi300x")) == Limits{1024, 8192});
+  CHECK(vllm.serving_limits(*chips.find("a100-80g")) == Limits{256, 2048});   // the name rule, not the memory
+  CHECK(vllm.serving_limits(*chips.find("l40s")) == Limits{256, 2048});       // 48 GB
+  // 70 GiB is 75.2 GB: a card of 75 GB is below it.
+  ChipSpec c = *chips.find("h100-sxm");
+  c.memory_bytes = 75e9;
+  CHECK(vllm.serving_limits(c) == Limits{256, 2048});
+  // A runtime that states none: its max_batch and 8192 tokens.
+  CHECK(generic_profile(false).serving_limits(c) == Limits{256, 8192});
 }
 
 namespace {
