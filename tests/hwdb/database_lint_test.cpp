@@ -31,7 +31,7 @@ TEST_CASE("the embedded database holds exactly the seed-era chips and those the 
                                        "rx-7900-xtx", "rtx-pro-6000-blackwell-server", "gb200", "gh200-480gb", "gh200-144gb",
                                        "rtx-6000-ada", "a40", "a100-80g-pcie", "rtx-4000-ada", "rtx-5000-ada", "tesla-p40",
                                        "rtx-3070", "rtx-3080", "rtx-3080-ti", "rtx-4070-ti", "m1", "m3-pro", "rx-5700-xt",
-                                       "rx-6800-xt"};
+                                       "rx-6800-xt", "rtx-pro-6000-blackwell-workstation"};
   std::sort(expected.begin(), expected.end());
   CHECK(ids == expected);
   auto all = db.ids();
