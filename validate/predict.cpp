@@ -47,7 +47,7 @@ const std::map<std::string, std::string>& weight_table() {
   static const std::map<std::string, std::string> t = {
       {"fp16", "fp16"},         {"f16", "fp16"},          {"bf16", "bf16"},     {"fp8", "fp8"},       {"fp4", "nvfp4"},
       {"int8", "int8"},         {"int4-g32", "int4_g32"}, {"mlx-4bit", "mlx_4bit"}, {"mlx-6bit", "mlx_6bit"},
-      {"q4_k_m", "q4_k_m"},     {"q5_k_m", "q5_k_m"},     {"q4_0", "q4_0"},     {"q4_1", "q4_1"},     {"q5_0", "q5_0"},
+      {"q4_k_m", "q4_k_m"},     {"q5_k_m", "q5_k_m"},     {"q4_0", "q4_0"},     {"q4_1", "q4_1"},     {"q5_0", "q5_0"},     {"q5_1", "q5_1"},
       {"q8_0", "q8_0_file"},    {"q6_k", "q6_k_file"},    {"q4_k_s", "q4_k"},   {"q5_k_s", "q5_k"},   {"q3_k_s", "q3_k"},
       {"q2_k", "q2_k"},         {"q3_k_m", "q3_k_m"},     {"mxfp4", "mxfp4"}};
   return t;

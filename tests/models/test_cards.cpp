@@ -42,10 +42,12 @@ TEST_CASE("every model named in issue 2 has a card, and every card loads and val
     // config counts 0.596B), Llama 4 Scout's "109B" counts its vision encoder, which a text card leaves out,
     // Kimi K2's "1 trillion", Nemotron-H's "56B", Qwen2's "57B-A14B" and Qwen3.5's "35B" are rounded to the
     // unit printed (test_hf_config.cpp checks those to that rounding); no vendor total was found for Qwen3.5-27B,
-    // DeepSeek-V3.2 or MiniMax-M2.5 (their cards say so); Mistral Small 3.1's "24 billion" counts its vision tower.
+    // DeepSeek-V3.2 or MiniMax-M2.5 (their cards say so); Mistral Small 3.1's "24 billion" counts its vision tower;
+    // GLM-4.5's "355B" and GLM-4.5-Air's "106B" count the next-token-prediction layer, which a card does not size.
     const std::set<std::string> rounded = {"qwen3-0.6b",      "llama-4-scout",   "kimi-k2-instruct", "kimi-k2.5",
                                            "nemotron-h-56b",  "qwen2-57b-a14b",  "qwen3.5-35b-a3b",  "qwen3.5-27b",
-                                           "deepseek-v3.2",   "minimax-m2.5",    "mistral-small-3.1-24b"};
+                                           "deepseek-v3.2",   "minimax-m2.5",    "mistral-small-3.1-24b",
+                                           "glm-4.5",         "glm-4.5-air"};
     if (!rounded.count(m.id)) CHECK(m.published_params.has_value());
     CHECK_NOTHROW(validate_model(m));
     CHECK(count_params(m).total > 0);
@@ -91,6 +93,17 @@ TEST_CASE("MoE active parameters match the vendors' figures", "[models][cards][m
   const auto ds = count_params(card("deepseek-v3"));
   CHECK(rel_err(ds.active, 37e9) <= 0.015);
   CHECK(rel_err(ds.active_matmul, 37e9) <= 0.015);
+  for (const char* id : {"deepseek-v3", "deepseek-v3.1"}) CHECK(rel_err(count_params(card(id)).active, 37e9) <= 0.015);
+  // Zhipu's "32B" (GLM-4.5) and "12B" (GLM-4.5-Air) active leave out both the input embedding and the untied LM head:
+  // 32.08B and 12.18B by the shapes, within the unit printed.
+  for (const auto& [id, printed] : {std::pair<const char*, double>{"glm-4.5", 32e9}, {"glm-4.5-air", 12e9}}) {
+    const ModelSpec& m = card(id);
+    REQUIRE(m.published_active_params.has_value());
+    CHECK(*m.published_active_params == printed);
+    const double no_tables = count_params(m).active - 2.0 * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+    INFO(id << ": active without the embedding and LM head " << no_tables);
+    CHECK(std::abs(no_tables - printed) <= 0.5e9);
+  }
 }
 
 TEST_CASE("seed 000: SmolLM2-135M architecture and about 269 MFLOPs per token", "[models][seed]") {
