@@ -172,7 +172,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
 
       if (o->out.format == "json") {
         nlohmann::json j{{"model", model.id}, {"hw", chip.id}, {"devices", o->tp}, {"runtime", prof.id}, {"load", load},
-                         {"requests", r.requests}, {"duration_s", r.duration_s}, {"requests_per_s", r.requests_per_s},
+                         {"requests", r.requests}, {"max_seqs", pol.max_seqs}, {"token_budget", pol.token_budget}, {"duration_s", r.duration_s}, {"requests_per_s", r.requests_per_s},
                          {"output_tokens_per_s", r.output_tokens_per_s}, {"ttft_s", percentiles_json(r.ttft_s)},
                          {"tpot_s", percentiles_json(r.tpot_s)}, {"e2e_s", percentiles_json(r.e2e_s)},
                          {"goodput_requests_per_s", r.goodput_requests_per_s}, {"slo_attained", r.slo_attained},

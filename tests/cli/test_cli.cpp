@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "cli/cli.h"
 #include "analyzer/errors.h"
@@ -401,6 +402,19 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
                           "preemptions", "kv_timeline", "usd_per_mtok_output", "policies"})
     CHECK(j.contains(key));
   CHECK(j["ttft_s"]["p50"].get<double>() > 0);
+  // The scheduler limits: the generic runtime's 256 sequences and 8192 tokens; vLLM's server defaults per device
+  // (256 / 2048 on an A100, 1024 / 8192 on an H100); a stated limit wins.
+  CHECK(j["max_seqs"] == 256);
+  CHECK(j["token_budget"] == 8192);
+  for (const auto& [hw, seqs, budget] : {std::tuple<const char*, int, int>{"a100-80g", 256, 2048}, {"h100-sxm", 1024, 8192}}) {
+    auto v = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", hw, "--runtime", "vllm", "--trace", trace});
+    CHECK(v["max_seqs"] == seqs);
+    CHECK(v["token_budget"] == budget);
+  }
+  auto stated = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "a100-80g", "--runtime", "vllm", "--trace", trace,
+                         "--max-seqs", "8", "--token-budget", "512"});
+  CHECK(stated["max_seqs"] == 8);
+  CHECK(stated["token_budget"] == 512);
   // Requests far apart never share a step: TTFT and TPOT are speed's batch-1 prefill and decode step.
   auto sim = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "0.01", "--requests", "3",
                       "--prompt-tokens", "1024", "--output-tokens", "2"});
