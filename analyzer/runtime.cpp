@@ -139,7 +139,7 @@ std::pair<int64_t, int64_t> RuntimeProfile::serving_limits(const ChipSpec& chip)
     if (!d.except_name.empty() && name.find(lower(d.except_name)) != std::string::npos) continue;
     return {d.max_seqs, d.token_budget};
   }
-  return {max_batch, 8192};
+  return {max_batch, kDefaultTokenBudget};
 }
 
 RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s) {

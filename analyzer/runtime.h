@@ -74,6 +74,7 @@ struct RuntimeProfile {
     int64_t max_seqs = 0, token_budget = 0;
   };
   std::vector<ServingDefault> serving_defaults;
+  static constexpr int64_t kDefaultTokenBudget = 8192;  // tokens per step when no rule applies
   // (max_seqs, token_budget) this runtime's server uses on `chip` when the user states neither.
   std::pair<int64_t, int64_t> serving_limits(const ChipSpec& chip) const;
   double memory_fraction = 0.9;          // of device memory given to weights + KV cache

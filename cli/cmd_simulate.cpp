@@ -309,7 +309,8 @@ void register_plan(CLI::App& app, Context& ctx) {
       t.footnotes.push_back("each replica serves rate / replicas (Poisson, " + std::to_string(o->p.requests) +
                             " requests simulated per check, seed " + std::to_string(o->p.seed) + "); the fewest replicas meeting both p99 targets, by bisection");
       t.footnotes.push_back("scheduler limits per chip: the " + prof.id + " server's defaults" +
-                            (prof.serving_defaults.empty() ? std::string(" (" + std::to_string(prof.max_batch) + " sequences, 8192 tokens per step)")
+                            (prof.serving_defaults.empty() ? std::string(" (" + std::to_string(prof.max_batch) + " sequences, " +
+                                                                         std::to_string(RuntimeProfile::kDefaultTokenBudget) + " tokens per step)")
                                                            : " (serving_defaults in " + prof.file + ")"));
       t.footnotes.push_back("not searched: pipeline parallelism, prefill/decode disaggregation, prefix caching");
       emit(ctx, o->out, reports::render({t}, o->out.format));
