@@ -229,6 +229,11 @@ ChipSpec host_cpu_chip(const HostCpuInfo& info) {
   // vpdpbusd: 4 int8 multiply-adds (8 ops) per 32-bit lane per instruction.
   double vnni_lanes = has(isa, "avx512_vnni") ? 16 : has(isa, "avx_vnni") ? 8 : 0;
   if (vnni_lanes > 0) c.peak_flops["int8"] = cores * vnni_lanes * 8 * fma_units(vnni_lanes) * clock_hz;
+  // AMX's tile unit (one per core): 1,024 bf16 FLOPs and 2,048 int8 ops per clock (Intel, "Accelerate Artificial
+  // Intelligence Workloads with Intel Advanced Matrix Extensions", 4th Gen Xeon Scalable: "2048 INT8 operations per
+  // cycle" and "1024 BF16 operations per cycle"; a TDPBF16PS of 16 x 16 x 32 pairs every 16 cycles).
+  if (has(isa, "amx_bf16")) c.peak_flops["bf16"] = cores * 1024 * clock_hz;
+  if (has(isa, "amx_int8")) c.peak_flops["int8"] = cores * 2048 * clock_hz;
 
   c.memory_bytes = info.memory_bytes > 0 ? info.memory_bytes : 1e9;
   c.memory_bandwidth_bytes_per_s = std::min(20e9 * cores, 100e9);

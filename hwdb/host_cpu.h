@@ -31,7 +31,8 @@ std::vector<std::string> host_isa_flags();
 
 // The CPU as a chip (id "cpu", kind "cpu"): pure arithmetic over `info`, so tests can feed made-up machines.
 // peak fp32 = cores x fp32 lanes x FMA units x 2 FLOPs x clock ("derived"); bf16 = 2x fp32 with avx512_bf16;
-// int8 = VNNI lanes x 4 MACs x 2 ops per lane; memory bandwidth "assumed" (20e9 B/s per core, capped at 100e9).
+// int8 = VNNI lanes x 4 MACs x 2 ops per lane; with AMX, bf16 = 1,024 and int8 = 2,048 per core per clock; memory
+// bandwidth "assumed" (20e9 B/s per core, capped at 100e9).
 ChipSpec host_cpu_chip(const HostCpuInfo& info);
 
 }  // namespace rooftop::hwdb

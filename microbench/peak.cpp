@@ -11,22 +11,21 @@ namespace rooftop::microbench {
 namespace {
 std::atomic<float> g_peak_sink{0};
 
-struct Variant {
-  const char* format;
-  const char* name;
-  std::vector<const char*> needs;  // CPUID flags
-  float (*loop)(int64_t);
-  double ops_per_iter;
-};
 }  // namespace
 
-std::vector<PeakResult> measure_peaks(kernels::ThreadPool& pool, const TimerOptions& opt) {
-  const std::vector<Variant> variants = {
+const std::vector<PeakVariant>& peak_variants() {
+  static const std::vector<PeakVariant> variants = {
       {"fp32", "fma_avx2", {"avx2", "fma"}, fma_fp32_avx2, kFmaAvx2OpsPerIter},
       {"fp32", "fma_avx512", {"avx512f"}, fma_fp32_avx512, kFmaAvx512OpsPerIter},
       {"bf16", "vdpbf16ps_avx512", {"avx512f", "avx512_bf16"}, dot_bf16_avx512, kBf16OpsPerIter},
       {"int8", "vpdpbusd_avx512_vnni", {"avx512f", "avx512bw", "avx512_vnni"}, dot_int8_avx512, kInt8OpsPerIter},
+      {"bf16", "tdpbf16ps_amx", {"amx_bf16", "avx512_bf16"}, dot_bf16_amx, kBf16AmxOpsPerIter},
   };
+  return variants;
+}
+
+std::vector<PeakResult> measure_peaks(kernels::ThreadPool& pool, const TimerOptions& opt) {
+  const std::vector<PeakVariant>& variants = peak_variants();
   const int threads = pool.size();
   const int64_t iters = 200000;  // ~2.4M instructions per thread per call: ~1 ms
   std::vector<PeakResult> out;

@@ -1,4 +1,4 @@
-// Peak arithmetic rates: fp32 FMA (AVX2 and AVX-512), bf16 dot (vdpbf16ps), int8 dot (vpdpbusd).
+// Peak arithmetic rates: fp32 FMA (AVX2 and AVX-512), bf16 dot (vdpbf16ps, AMX TDPBF16PS), int8 dot (vpdpbusd).
 #pragma once
 #include <string>
 #include <vector>
@@ -12,9 +12,20 @@ class ThreadPool;
 
 namespace rooftop::microbench {
 
+// One peak loop: its format, name, the CPUID flags it needs, and FLOPs (int8: ops) per iteration of `loop`.
+struct PeakVariant {
+  const char* format;
+  const char* name;
+  std::vector<const char*> needs;
+  float (*loop)(int64_t);
+  double ops_per_iter;
+};
+// Every variant, for calibrate (measure_peaks) and the Google Benchmark suite alike.
+const std::vector<PeakVariant>& peak_variants();
+
 struct PeakResult {
   std::string format;     // "fp32", "bf16", "int8"
-  std::string variant;    // "fma_avx2", "fma_avx512", "vdpbf16ps_avx512", "vpdpbusd_avx512_vnni"
+  std::string variant;    // "fma_avx2", "fma_avx512", "vdpbf16ps_avx512", "vpdpbusd_avx512_vnni", "tdpbf16ps_amx"
   bool measured = false;  // false: skipped, see skipped_reason
   std::string skipped_reason;
   int threads = 1;

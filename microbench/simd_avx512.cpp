@@ -1,5 +1,7 @@
-// AVX-512 loops (compiled with -mavx512f/bw/vl/bf16/vnni): STREAM, read-only sum, fp32/bf16/int8 peaks.
+// AVX-512 loops (compiled with -mavx512f/bw/vl/bf16/vnni, and AMX tiles): STREAM, read-only sum, fp32/bf16/int8 peaks.
 #include <immintrin.h>
+
+#include "kernels/cpu/dispatch.h"
 
 #include "microbench/simd_loops.h"
 #include "microbench/simd_loops_inl.h"
@@ -87,6 +89,39 @@ float dot_int8_avx512(int64_t iters) {
   __m512i s = a[0];
   for (int j = 1; j < 12; ++j) s = _mm512_add_epi32(s, a[j]);
   return static_cast<float>(hsum(s));
+}
+
+// TDPBF16PS on tiles 0-3 from A tiles 4-5 and B tiles 6-7 (the kernels' tile layout): 4 x 16 x 16 x 32 pairs = 65,536
+// FLOPs per iteration. 0 where the OS has not granted the tile state (isa_supported(Isa::amx) asks for it).
+float dot_bf16_amx(int64_t iters) {
+  if (!kernels::isa_supported(kernels::Isa::amx)) return 0.0f;
+  kernels::amx_configure_thread();
+  alignas(64) static uint16_t ab[16 * 32];
+  alignas(64) float c[256];
+  for (int i = 0; i < 16 * 32; ++i) ab[i] = 0x3b80;  // bf16 2^-8: sums stay small and finite
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, ab, 64);
+  _tile_loadd(5, ab, 64);
+  _tile_loadd(6, ab, 64);
+  _tile_loadd(7, ab, 64);
+  for (int64_t i = 0; i < iters; ++i) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  float s = 0;
+  for (int t = 0; t < 4; ++t) {
+    if (t == 0) _tile_stored(0, c, 64);
+    if (t == 1) _tile_stored(1, c, 64);
+    if (t == 2) _tile_stored(2, c, 64);
+    if (t == 3) _tile_stored(3, c, 64);
+    s += c[0];
+  }
+  return s;
 }
 
 }  // namespace rooftop::microbench

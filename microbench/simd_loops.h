@@ -30,10 +30,12 @@ float fma_fp32_avx2(int64_t iters);     // 12 chains x 8 lanes x 2 FLOPs = 192 p
 float fma_fp32_avx512(int64_t iters);   // 12 chains x 16 lanes x 2 FLOPs = 384 per iteration
 float dot_bf16_avx512(int64_t iters);   // 12 chains x vdpbf16ps (32 bf16 pairs x 2) = 768 per iteration
 float dot_int8_avx512(int64_t iters);   // 12 chains x vpdpbusd (64 u8*s8 pairs x 2) = 1536 per iteration
+float dot_bf16_amx(int64_t iters);      // 4 tiles x TDPBF16PS (16 x 16 x 32 bf16 pairs x 2) = 65,536 per iteration
 inline constexpr double kFmaAvx2OpsPerIter = 12 * 8 * 2;
 inline constexpr double kFmaAvx512OpsPerIter = 12 * 16 * 2;
 inline constexpr double kBf16OpsPerIter = 12 * 32 * 2;
 inline constexpr double kInt8OpsPerIter = 12 * 64 * 2;
+inline constexpr double kBf16AmxOpsPerIter = 4 * 16 * 16 * 32 * 2;
 
 // CPUID facts the dispatch needs (hwdb::host_isa_flags, which checks what the OS enables).
 bool cpu_has(const std::string& flag);

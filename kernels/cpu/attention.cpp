@@ -141,7 +141,7 @@ void prefill_with(const AttentionKernels& ak, std::span<const float> q, int64_t 
 const AttentionKernels& attention_kernels(Isa isa) {
   static const AttentionKernels s = attention_kernels_scalar(), a2 = attention_kernels_avx2(),
                                 a5 = attention_kernels_avx512();
-  return isa == Isa::avx512 || isa == Isa::avx512_bf16 ? a5 : isa == Isa::avx2 ? a2 : s;
+  return isa == Isa::avx512 || isa == Isa::avx512_bf16 || isa == Isa::amx ? a5 : isa == Isa::avx2 ? a2 : s;
 }
 
 }  // namespace attn

@@ -12,7 +12,9 @@ constexpr int64_t kSmallGemmMaxN = 8;  // largest n of the multi-RHS GEMV path (
 
 // avx512_bf16: the avx512 table with a prefill GEMM on bf16 operands (vdpbf16ps, twice the fp32 FMA rate);
 // everything else is the avx512 table's.
-enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, avx512_bf16 = 3 };
+// amx: the avx512_bf16 table whose prefill GEMM runs on AMX tiles (TDPBF16PS: 16 x 16 x 32 products per
+// instruction) for every format, quantized weights dequantized to bf16, with the same operand rounding.
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, avx512_bf16 = 3, amx = 4 };
 
 struct KernelTable {
   const char* name = "scalar";
@@ -42,6 +44,12 @@ struct KernelTable {
   // rounded to bf16 (2^-9 each). The error bound of a product sum is then this times sum |x w|, plus fp32's.
   // Formats gemm_uses_q8 names round X to int8 instead (and W not at all).
   double gemm_operand_rounding = 0;
+  // The AMX GEMM, for the formats gemm_uses_xbf16 names (nullptr: none): X is rounded to bf16 once per GEMM into
+  // groups of 16 tokens (pack_x_bf16 fills groups [g0, g1) of Xv, x_bf16_words(n, k) words), then each column range
+  // runs gemm_cols_xbf16 on it. gemm_cols alone (no Xv) gives the same results.
+  bool (*gemm_uses_xbf16)(WeightFormat f, int64_t k) = nullptr;
+  void (*pack_x_bf16)(const float* X, int64_t n, int64_t k, uint32_t* Xv, int64_t g0, int64_t g1) = nullptr;
+  void (*gemm_cols_xbf16)(const WeightView& W, const uint32_t* Xv, int64_t n, float* Y, int64_t j0, int64_t j1) = nullptr;
   // Small-n GEMM rows: Y (n, m) entries of weight rows [r0, r1), each weight block loaded once for all n
   // tokens (n <= kSmallGemmMaxN). xq == nullptr: fp32 activations (quantized rows dequantized to a row
   // buffer first); otherwise xq[i] is token i quantized, used for the integer-dot formats like gemv_rows.
@@ -74,5 +82,13 @@ KernelTable make_scalar_kernels();
 KernelTable make_avx2_kernels();
 KernelTable make_avx512_kernels();
 KernelTable make_avx512_bf16_kernels();
+KernelTable make_amx_kernels();
+
+// Loads this thread's AMX tile configuration (8 tiles of 16 rows x 64 bytes), once per thread; every AMX user in the
+// project uses this one layout. Only where isa_supported(Isa::amx), which has asked the OS for the tile state.
+void amx_configure_thread();
+
+// Words of the AMX GEMM's bf16 copy of X (n, k): n rounded up to groups of 16 tokens, two values per word.
+inline int64_t x_bf16_words(int64_t n, int64_t k) { return (n + 15) / 16 * 16 * k / 2; }
 
 }  // namespace rooftop::kernels

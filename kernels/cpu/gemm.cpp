@@ -63,6 +63,17 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
         kTaskChunks);
     return;
   }
+  if (t.gemm_cols_xbf16 && t.gemm_uses_xbf16(W.format, W.k)) {
+    // The AMX GEMM: X rounded to bf16 token groups once, the groups split over the pool, then the columns.
+    thread_local std::vector<uint32_t> xv_buffer;
+    std::vector<uint32_t>& xv = xv_buffer;
+    xv.resize(size_t(x_bf16_words(n, W.k)));
+    pool.parallel_for((n + 15) / 16, [&](int64_t g0, int64_t g1, int) { t.pack_x_bf16(xp, n, W.k, xv.data(), g0, g1); });
+    pool.parallel_for(
+        tasks, [&](int64_t b, int64_t e, int) { t.gemm_cols_xbf16(W, xv.data(), n, yp, b * per, std::min(W.m, e * per)); },
+        kTaskChunks);
+    return;
+  }
   pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) { t.gemm_cols(W, xp, n, yp, b * per, std::min(W.m, e * per)); },
                     kTaskChunks);
 }

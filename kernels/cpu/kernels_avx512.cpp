@@ -407,6 +407,148 @@ void gemm_cols_bf16(const WeightView& W, const float* X, int64_t n, float* Y, in
 
 }  // namespace
 
+namespace {
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+constexpr TileConfig tile_config_16x64() {
+  TileConfig c;
+  for (int i = 0; i < 8; ++i) {
+    c.colsb[i] = 64;
+    c.rows[i] = 16;
+  }
+  return c;
+}
+}  // namespace
+
+void amx_configure_thread() {
+  thread_local bool configured = false;
+  if (configured) return;
+  // In static storage: GCC 12 does not see _tile_loadconfig read its operand and dropped the stores to a local copy
+  // (every tile then had 0 rows, and the first tile instruction raised SIGILL).
+  static constexpr TileConfig kConfig = tile_config_16x64();
+  _tile_loadconfig(&kConfig);
+  configured = true;
+}
+
+// ---- GEMM on bf16 operands with AMX tiles: Y (n, m) = X (n, k) W^T with TDPBF16PS, for every format ----
+// One TDPBF16PS adds a (16 x 32) bf16 tile times a (32 x 16) bf16 tile into a 16 x 16 fp32 tile: 16,384 FLOPs, where
+// vdpbf16ps does 64. The kernel computes Y^T: tile C (16 weight rows x 16 tokens) += A (16 weight rows x 32 k values,
+// each row as the weights store it, rounded to bf16) . B (16 k-pairs x 16 tokens). So the weights need no transpose,
+// only a conversion to bf16 per block of 32 rows x kAmxKC values; X is rearranged once per GEMM (pack_x_bf16) into
+// groups of 16 tokens whose k-pair q is one 64-byte row: word (q, t) = (x[t][2q], x[t][2q + 1]). Both operands are
+// rounded to bf16 as in gemm_cols_bf16 (same gemm_operand_rounding); sums stay fp32 in the tiles. Tiles 0-3 hold C
+// for 2 row tiles x 2 token groups, 4-5 the A tiles, 6-7 the B tiles.
+namespace {
+
+constexpr int64_t kAmxKC = 1024;  // k values per weight block: 32 rows x 1024 x 2 bytes = 64 KiB, with X's slice in L2
+
+// Every format whose rows split into 32-value steps: the quantized ones too, dequantized to bf16 per block, which
+// measured 1.2-1.9x faster than the int8 VNNI GEMM at n = 128 (rooftop_bench gemm/*/n:128, docs/engine-speed.md).
+bool amx_takes(WeightFormat, int64_t k) { return k % 32 == 0; }
+
+// Token groups [g0, g1) of X (n, k) into Xv (x_bf16_words(n, k) words); tokens past n are zero.
+void pack_x_bf16(const float* X, int64_t n, int64_t k, uint32_t* Xv, int64_t g0, int64_t g1) {
+  thread_local std::vector<uint32_t> row;
+  if (int64_t(row.size()) < k / 2) row.resize(size_t(k / 2));
+  for (int64_t g = g0; g < g1; ++g) {
+    uint32_t* group = Xv + g * 16 * (k / 2);
+    for (int64_t t = 0; t < 16; ++t) {
+      const int64_t i = g * 16 + t;
+      if (i < n) to_bf16_pairs(X + i * k, k, row.data());
+      else std::fill(row.begin(), row.begin() + k / 2, 0u);
+      for (int64_t q = 0; q < k / 2; ++q) group[q * 16 + t] = row[size_t(q)];
+    }
+  }
+}
+
+// C tiles (r, g) of one chunk, r < R row tiles and g < G token groups, kept at acc + (g * 2 + r) * 256 between chunks.
+// A rows: w (bf16, lda bytes apart); B: xg, the first group's k-pairs of this chunk, next group group_words later.
+template <int R, int G>
+void amx_chunk(const uint16_t* w, int64_t lda, const uint32_t* xg, int64_t group_words, int64_t steps, float* acc, bool load) {
+  if (load) {
+    _tile_loadd(0, acc, 64);
+    if constexpr (G > 1) _tile_loadd(1, acc + 512, 64);
+    if constexpr (R > 1) _tile_loadd(2, acc + 256, 64);
+    if constexpr (R > 1 && G > 1) _tile_loadd(3, acc + 768, 64);
+  } else {
+    _tile_zero(0);
+    if constexpr (G > 1) _tile_zero(1);
+    if constexpr (R > 1) _tile_zero(2);
+    if constexpr (R > 1 && G > 1) _tile_zero(3);
+  }
+  for (int64_t s = 0; s < steps; ++s) {
+    _tile_loadd(4, w + s * 32, lda);
+    if constexpr (R > 1) _tile_loadd(5, w + 8 * lda + s * 32, lda);  // 16 rows further: 16 * lda bytes
+    _tile_loadd(6, xg + s * 256, 64);
+    if constexpr (G > 1) _tile_loadd(7, xg + group_words + s * 256, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    if constexpr (G > 1) _tile_dpbf16ps(1, 4, 7);
+    if constexpr (R > 1) _tile_dpbf16ps(2, 5, 6);
+    if constexpr (R > 1 && G > 1) _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, acc, 64);
+  if constexpr (G > 1) _tile_stored(1, acc + 512, 64);
+  if constexpr (R > 1) _tile_stored(2, acc + 256, 64);
+  if constexpr (R > 1 && G > 1) _tile_stored(3, acc + 768, 64);
+}
+
+void gemm_cols_xbf16(const WeightView& W, const uint32_t* Xv, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  amx_configure_thread();
+  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), bv = block_values(W.format), bb = block_bytes(W.format);
+  const int64_t groups = (n + 15) / 16, group_words = 16 * (k / 2);
+  thread_local std::vector<float> rowbuf, acc;
+  thread_local std::unique_ptr<uint32_t, FreeU32> wbuf(
+      static_cast<uint32_t*>(std::aligned_alloc(64, sizeof(uint32_t) * 32 * kAmxKC / 2)));
+  if (int64_t(rowbuf.size()) < kAmxKC) rowbuf.resize(size_t(kAmxKC));
+  if (int64_t(acc.size()) < groups * 512) acc.resize(size_t(groups * 512));
+  uint16_t* wb = reinterpret_cast<uint16_t*>(wbuf.get());
+  for (int64_t jb = j0; jb < j1; jb += 32) {
+    const int64_t rows = std::min<int64_t>(32, j1 - jb);
+    for (int64_t kc0 = 0; kc0 < k; kc0 += kAmxKC) {
+      const int64_t kc = std::min(kAmxKC, k - kc0), lda = kc * 2;
+      for (int64_t r = 0; r < 32; ++r) {  // rows past the range are zero (their outputs are not written)
+        uint32_t* dst = reinterpret_cast<uint32_t*>(wb + r * kc);
+        if (r < rows) {
+          dequantize_simd(W.format, W.data + (jb + r) * rb + (kc0 / bv) * bb, rowbuf.data(), kc);
+          to_bf16_pairs(rowbuf.data(), kc, dst);
+        } else {
+          std::fill(dst, dst + kc / 2, 0u);
+        }
+      }
+      const int64_t steps = kc / 32;
+      for (int64_t g = 0; g < groups; g += 2) {
+        const uint32_t* xg = Xv + g * group_words + kc0 / 2 * 16;
+        float* a = acc.data() + g * 512;
+        const bool two_rows = rows > 16, two_groups = g + 1 < groups, load = kc0 > 0;
+        if (two_rows && two_groups) amx_chunk<2, 2>(wb, lda, xg, group_words, steps, a, load);
+        else if (two_rows) amx_chunk<2, 1>(wb, lda, xg, group_words, steps, a, load);
+        else if (two_groups) amx_chunk<1, 2>(wb, lda, xg, group_words, steps, a, load);
+        else amx_chunk<1, 1>(wb, lda, xg, group_words, steps, a, load);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {  // C^T tiles -> Y rows
+      const float* c = acc.data() + (i / 16) * 512 + (i % 16);
+      for (int64_t r = 0; r < rows; ++r) Y[i * m + jb + r] = c[(r / 16) * 256 + (r % 16) * 16];
+    }
+  }
+}
+
+// gemm_cols without a shared Xv: this call's own copy of X (odd float widths: the vdpbf16ps GEMM).
+void gemm_cols_amx(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  if (!amx_takes(W.format, W.k)) return gemm_cols_bf16(W, X, n, Y, j0, j1);
+  thread_local std::vector<uint32_t> xv;
+  xv.resize(size_t(x_bf16_words(n, W.k)));
+  pack_x_bf16(X, n, W.k, xv.data(), 0, (n + 15) / 16);
+  gemm_cols_xbf16(W, xv.data(), n, Y, j0, j1);
+}
+
+}  // namespace
+
 // ---- GEMM on int8 operands for the integer-quantized formats: Y (n, m) = X (n, k) W^T with vpdpbusd ----
 // llama.cpp's way: X is quantized per call to int8 blocks of 32 (the GEMV's q8 activations, x ~= d_a q_a), the
 // weights are unpacked to bytes 0..255 without any float work, and one vpdpbusd multiplies 64 byte pairs into 16
@@ -677,6 +819,18 @@ KernelTable make_avx512_bf16_kernels() {
   t.name = "avx512_bf16";
   t.gemm_cols = gemm_cols_q8<gemm_cols_bf16>;
   t.gemm_operand_rounding = 0x1p-8;
+  return t;
+}
+
+KernelTable make_amx_kernels() {
+  KernelTable t = make_avx512_bf16_kernels();
+  t.name = "amx";
+  t.gemm_cols = gemm_cols_amx;
+  t.gemm_uses_q8 = nullptr;  // no int8 GEMM: the quantized formats take bf16 operands too
+  t.gemm_cols_q8 = nullptr;
+  t.gemm_uses_xbf16 = amx_takes;
+  t.pack_x_bf16 = pack_x_bf16;
+  t.gemm_cols_xbf16 = gemm_cols_xbf16;
   return t;
 }
 }  // namespace rooftop::kernels

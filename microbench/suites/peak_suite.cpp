@@ -1,7 +1,9 @@
-// Peak suite: fp32 FMA (AVX2, AVX-512), bf16 vdpbf16ps, int8 vpdpbusd on all threads; skipped without the ISA.
+// Peak suite: microbench::peak_variants() (fp32 FMA, bf16 vdpbf16ps and AMX, int8 vpdpbusd) on all threads, each
+// skipped without its ISA.
 #include <string>
 #include <vector>
 
+#include "microbench/peak.h"
 #include "microbench/simd_loops.h"
 #include "suite_common.h"
 
@@ -9,14 +11,7 @@ namespace rooftop::bench {
 namespace {
 using namespace microbench;
 
-struct Variant {
-  const char* name;
-  std::vector<const char*> needs;
-  float (*loop)(int64_t);
-  double ops_per_iter;
-};
-
-void peak(benchmark::State& state, const Variant& v) {
+void peak(benchmark::State& state, const PeakVariant& v) {
   for (const char* f : v.needs)
     if (!cpu_has(f)) {
       state.SkipWithError((std::string("this CPU lacks ") + f).c_str());
@@ -35,14 +30,10 @@ void peak(benchmark::State& state, const Variant& v) {
 }
 
 const bool registered = [] {
-  static const std::vector<Variant> variants = {
-      {"peak/fp32/fma_avx2", {"avx2", "fma"}, fma_fp32_avx2, kFmaAvx2OpsPerIter},
-      {"peak/fp32/fma_avx512", {"avx512f"}, fma_fp32_avx512, kFmaAvx512OpsPerIter},
-      {"peak/bf16/vdpbf16ps_avx512", {"avx512f", "avx512_bf16"}, dot_bf16_avx512, kBf16OpsPerIter},
-      {"peak/int8/vpdpbusd_avx512_vnni", {"avx512f", "avx512bw", "avx512_vnni"}, dot_int8_avx512, kInt8OpsPerIter},
-  };
-  for (const auto& v : variants)
-    standard(benchmark::RegisterBenchmark(v.name, [&v](benchmark::State& s) { peak(s, v); }))->Unit(benchmark::kMicrosecond);
+  for (const PeakVariant& v : peak_variants())
+    standard(benchmark::RegisterBenchmark((std::string("peak/") + v.format + "/" + v.name).c_str(),
+                                          [&v](benchmark::State& s) { peak(s, v); }))
+        ->Unit(benchmark::kMicrosecond);
   return true;
 }();
 

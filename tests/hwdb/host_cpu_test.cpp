@@ -49,6 +49,14 @@ TEST_CASE("peak formula: cores x lanes x FMA pipes x 2 x clock", "[hwdb][cpu]") 
   CHECK(c.l2_bytes.value_or(0) == Approx(4 * 2 * 1048576.0));
   CHECK(c.provenance.at("peak_flops.fp32") == "derived");
 
+  HostCpuInfo spr = intel;  // with AMX tiles: 1,024 bf16 FLOPs and 2,048 int8 ops per core per clock (Intel)
+  spr.isa.push_back("amx_bf16");
+  spr.isa.push_back("amx_int8");
+  auto a = rooftop::hwdb::host_cpu_chip(spr);
+  CHECK(*a.peak("fp32") == Approx(768e9));     // AMX adds no fp32
+  CHECK(*a.peak("bf16") == Approx(12.288e12)); // 4 x 1024 x 3e9
+  CHECK(*a.peak("int8") == Approx(24.576e12)); // 4 x 2048 x 3e9
+
   HostCpuInfo zen4 = intel;  // Zen 4 double-pumps 512-bit ops: AVX-512 peak equals AVX2 peak
   zen4.vendor = "AuthenticAMD";
   zen4.family = 0x19;

@@ -21,7 +21,7 @@ inline const std::vector<WeightFormat>& all_formats() {
 
 inline std::vector<Isa> supported_isas() {
   std::vector<Isa> v;
-  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::avx512_bf16})
+  for (Isa i : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::amx})
     if (isa_supported(i)) v.push_back(i);
   return v;
 }
