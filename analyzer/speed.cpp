@@ -173,6 +173,14 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       const double pack = get("gemm_" + k + "_pack_bytes_per_s"), marginal = get("gemm_" + k + "_marginal_flops_per_s");
       if (pack > 0 && marginal > 0) {
         if (bound) *bound = "compute";
+        // Past the knot, the tokens beyond it at the slope measured there (tokens: the op's FLOPs over 2 per weight).
+        const double large = get("gemm_" + k + "_marginal_large_flops_per_s");
+        const double values = op.weight_bytes / find_format(op.weight_format).bytes_per_value();
+        const double op_tokens = values > 0 ? op.flops / (2.0 * values) : 0.0;
+        if (large > 0 && op_tokens > kCalibratedGemmKnotTokens) {
+          const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
+          return op.weight_bytes / pack + below / marginal + (op.flops - below) / large;
+        }
         return op.weight_bytes / pack + op.flops / marginal;
       }
       // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the measured
@@ -442,8 +450,27 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     double compute_s = 0, memory_s = 0;
     for (int64_t done = 0; done < o.prompt_tokens; done += chunk) {
       PassShape s{1, std::min(chunk, o.prompt_tokens - done), done, false};
-      const PassTime t = timed(work(s), false, static_cast<double>(s.new_tokens));
+      const PassWork pw = work(s);
+      const PassTime t = timed(pw, false, static_cast<double>(s.new_tokens));
       prefill_s += t.s;
+      if (r.prefill_ops.empty()) {
+        r.prefill_ops = pw.ops;
+        r.prefill_op_s.assign(pw.ops.size(), 0.0);
+      } else {
+        for (size_t i = 0; i < pw.ops.size() && i < r.prefill_ops.size(); ++i) {
+          r.prefill_ops[i].flops += pw.ops[i].flops;
+          r.prefill_ops[i].weight_bytes += pw.ops[i].weight_bytes;
+          r.prefill_ops[i].kv_read_bytes += pw.ops[i].kv_read_bytes;
+          r.prefill_ops[i].kv_write_bytes += pw.ops[i].kv_write_bytes;
+          r.prefill_ops[i].act_bytes += pw.ops[i].act_bytes;
+        }
+      }
+      double ops_s = 0;
+      for (size_t i = 0; i < t.op_s.size() && i < r.prefill_op_s.size(); ++i) {
+        r.prefill_op_s[i] += t.op_s[i];
+        ops_s += t.op_s[i];
+      }
+      r.prefill_fixed_s += t.s - ops_s;
       (t.bound == "compute" ? compute_s : memory_s) += t.s;
     }
     prefill_bound = compute_s > memory_s ? "compute" : "memory";

@@ -39,6 +39,11 @@ struct SpeedOptions {
   std::optional<double> draft_cost_ratio;      // draft step time / target step time; default computed
 };
 
+// Tokens per pass at which a calibrated prefill GEMM's marginal rate changes: below, the slope between n = 16 and 128
+// ("gemm_<fmt>_marginal_flops_per_s"); above, between 128 and 512 ("gemm_<fmt>_marginal_large_flops_per_s") where
+// measured. rooftop calibrate times the GEMM at these n (microbench/shapes.h).
+inline constexpr double kCalibratedGemmKnotTokens = 128;
+
 struct SpeedPoint {
   int64_t batch = 1;
   double prefill_s = 0, ttft_s = 0, tpot_s = 0, request_s = 0;
@@ -79,6 +84,11 @@ struct SpeedResult {
   double overhead_per_layer_s = 0;              // fixed cost per layer per pass used
   int64_t plateau_batch = 0;                    // where the compute roof flattens tok/s and $/Mtok
   std::vector<SpeedPoint> points;
+  // The prefill of one prompt (every chunk summed), per op, for --explain; prefill_fixed_s: the per-layer, per-value
+  // and per-region costs outside the ops.
+  std::vector<OpCost> prefill_ops;
+  std::vector<double> prefill_op_s;
+  double prefill_fixed_s = 0;
   std::optional<SpecResult> spec;               // at the first batch of the sweep; each point has its own speed-up
   std::vector<std::string> assumptions;
   std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include "analyzer/speed.h"
 #include "hwdb/calibration.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cpu/thread_pool.h"
@@ -203,13 +204,15 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
-      if (big)  // a second batch size separates the per-weight cost (dequantize, pack) from the per-token one
-        steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=16 " + std::to_string(s.m) + "x" + std::to_string(s.k),
-                         1.0, [&, s, f] {
-                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, gemm_opt);
-                           r.name += "_n" + std::to_string(kSmallPrefillTokens);
-                           rec.kernels.push_back(r);
-                         }});
+      if (big)  // more batch sizes separate the per-weight cost (dequantize, pack) from the per-token one
+        for (int64_t n : {kSmallPrefillTokens, kLargePrefillTokens})
+          steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(n) + " " + std::to_string(s.m) + "x" +
+                               std::to_string(s.k),
+                           n == kSmallPrefillTokens ? 1.0 : 3.0, [&, s, f, n] {
+                             KernelResult r = measure_gemm(pool, f, s.m, s.k, n, gemm_opt);
+                             r.name += "_n" + std::to_string(n);
+                             rec.kernels.push_back(r);
+                           }});
     }
     if (have_openblas() && !refresh) {
       steps.push_back({"OpenBLAS sgemm n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k), big ? 3.0 : 0.5,
@@ -263,13 +266,17 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   assign_ceilings(rec.kernels, rec.memory_bandwidth_bytes_per_s, rec.levels, caches, best_peaks(rec.peaks));
   // Prefill GEMM as t(n) = A + B n on the large shape, from n = 16 and n = 128: A / weight bytes is the
   // dequantize-and-pack rate ("gemm_<fmt>_pack_bytes_per_s"), 2 m k / B the marginal FLOP/s
-  // ("gemm_<fmt>_marginal_flops_per_s"). The analyzer prices a prefill matmul as their sum.
+  // ("gemm_<fmt>_marginal_flops_per_s"). The analyzer prices a prefill matmul as their sum. Past n = 128 the slope
+  // from n = 128 to 512 ("gemm_<fmt>_marginal_large_flops_per_s"): a GEMM whose activations outgrow the caches (the
+  // AMX GEMM: 1.9 TFLOP/s marginal below 128 tokens, 1.1-1.4 above) costs more per token there.
+  static_assert(kPrefillTokens == kCalibratedGemmKnotTokens, "the analyzer's knot is the calibration's n");
   for (auto f : all_formats()) {
     const std::string base = std::string("gemm_") + kernels::format_name(f);
-    const KernelResult *big_n = nullptr, *small_n = nullptr;
+    const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr;
     for (const auto& k : rec.kernels) {
       if (k.name == base) big_n = &k;
       if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens)) small_n = &k;
+      if (k.name == base + "_n" + std::to_string(kLargePrefillTokens)) large_n = &k;
     }
     if (!big_n || !small_n) continue;
     const double n1 = static_cast<double>(small_n->n), n2 = static_cast<double>(big_n->n);
@@ -287,8 +294,16 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
     marginal.name = base + "_marginal";
     marginal.bytes_per_s = 0;
     marginal.flops_per_s = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k) / b;
+    const double b_large = large_n ? (large_n->seconds.median - t2) / static_cast<double>(large_n->n - big_n->n) : 0.0;
     rec.kernels.push_back(pack);
     rec.kernels.push_back(marginal);
+    if (b_large > 0) {  // else noise: the one slope serves every n
+      KernelResult past = marginal;
+      past.name = base + "_marginal_large";
+      past.n = large_n->n;
+      past.flops_per_s = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k) / b_large;
+      rec.kernels.push_back(past);
+    }
   }
   // Each format's GEMV arithmetic rate: the best FLOP/s of its in-cache GEMVs (working set within the
   // LLC, calls long enough that the per-call barrier is small). The analyzer uses it as the decode

@@ -38,5 +38,6 @@ const std::vector<kernels::WeightFormat>& all_formats();
 
 inline constexpr int64_t kPrefillTokens = 128;      // n of the prefill GEMM
 inline constexpr int64_t kSmallPrefillTokens = 16;  // a second n, to separate per-weight from per-token cost
+inline constexpr int64_t kLargePrefillTokens = 512;  // a third n: the per-token cost past kPrefillTokens
 
 }  // namespace rooftop::microbench

@@ -152,6 +152,19 @@ std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
     e.footnotes.push_back("step: " + bytes(p.bytes_per_step) + ", " + flops(p.flops_per_step) + ", intensity " + sig(p.intensity) +
                           " FLOPs/byte, interconnect " + seconds(p.comm_s));
     out.push_back(e);
+    if (!r.prefill_ops.empty()) {
+      Table f;
+      f.title = "explain: the prefill of one prompt of " + std::to_string(r.prompt_tokens) + " tokens (TTFT " + seconds(p.ttft_s) + ")";
+      f.headers = e.headers;
+      for (size_t i = 0; i < r.prefill_ops.size(); ++i) {
+        const auto& o = r.prefill_ops[i];
+        f.rows.push_back({o.name, o.weight_format, flops(o.flops), bytes(o.weight_bytes), bytes(o.kv_read_bytes), bytes(o.kv_write_bytes),
+                          bytes(o.act_bytes), i < r.prefill_op_s.size() ? seconds(r.prefill_op_s[i]) : ""});
+      }
+      f.rows.push_back({"fixed", "", "", "", "", "", "", seconds(r.prefill_fixed_s)});
+      f.footnotes.push_back("fixed: costs outside the ops (per layer, per value of the small ops, per matmul region, per pass)");
+      out.push_back(f);
+    }
   }
   return out;
 }

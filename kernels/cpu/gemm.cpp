@@ -69,9 +69,11 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
     std::vector<uint32_t>& xv = xv_buffer;
     xv.resize(size_t(x_bf16_words(n, W.k)));
     pool.parallel_for((n + 15) / 16, [&](int64_t g0, int64_t g1, int) { t.pack_x_bf16(xp, n, W.k, xv.data(), g0, g1); });
+    // Tall tasks (each reads all of X once), but at least two per thread: a multiple of 32 rows up to per.
+    const int64_t rows = std::clamp<int64_t>((W.m / (2 * int64_t(pool.size())) + 31) / 32 * 32, 32, per);
     pool.parallel_for(
-        tasks, [&](int64_t b, int64_t e, int) { t.gemm_cols_xbf16(W, xv.data(), n, yp, b * per, std::min(W.m, e * per)); },
-        kTaskChunks);
+        (W.m + rows - 1) / rows,
+        [&](int64_t b, int64_t e, int) { t.gemm_cols_xbf16(W, xv.data(), n, yp, b * rows, std::min(W.m, e * rows)); }, kTaskChunks);
     return;
   }
   pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) { t.gemm_cols(W, xp, n, yp, b * per, std::min(W.m, e * per)); },

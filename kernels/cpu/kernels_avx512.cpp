@@ -445,7 +445,13 @@ void amx_configure_thread() {
 // for 2 row tiles x 2 token groups, 4-5 the A tiles, 6-7 the B tiles.
 namespace {
 
-constexpr int64_t kAmxKC = 1024;  // k values per weight block: 32 rows x 1024 x 2 bytes = 64 KiB, with X's slice in L2
+// A block of weights converted at once: kAmxRB rows x kAmxKC values (256 KiB of bf16, in L2). Every call reads all
+// of X's bf16 copy once per block of rows, so the blocks are as tall as the task (gemm() hands out up to kAmxRB rows).
+constexpr int64_t kAmxRB = 256, kAmxKC = 512;
+
+struct FreeU16 {
+  void operator()(uint16_t* p) const { std::free(p); }
+};
 
 // Every format whose rows split into 32-value steps: the quantized ones too, dequantized to bf16 per block, which
 // measured 1.2-1.9x faster than the int8 VNNI GEMM at n = 128 (rooftop_bench gemm/*/n:128, docs/engine-speed.md).
@@ -467,9 +473,10 @@ void pack_x_bf16(const float* X, int64_t n, int64_t k, uint32_t* Xv, int64_t g0,
 }
 
 // C tiles (r, g) of one chunk, r < R row tiles and g < G token groups, kept at acc + (g * 2 + r) * 256 between chunks.
-// A rows: w (bf16, lda bytes apart); B: xg, the first group's k-pairs of this chunk, next group group_words later.
+// A: w, the chunk's A tiles (step s, row tile t at (s * 2 + t) * 512); B: xg, the first group's k-pairs of this chunk,
+// the next group's group_words later.
 template <int R, int G>
-void amx_chunk(const uint16_t* w, int64_t lda, const uint32_t* xg, int64_t group_words, int64_t steps, float* acc, bool load) {
+void amx_chunk(const uint16_t* w, const uint32_t* xg, int64_t group_words, int64_t steps, float* acc, bool load) {
   if (load) {
     _tile_loadd(0, acc, 64);
     if constexpr (G > 1) _tile_loadd(1, acc + 512, 64);
@@ -482,8 +489,8 @@ void amx_chunk(const uint16_t* w, int64_t lda, const uint32_t* xg, int64_t group
     if constexpr (R > 1 && G > 1) _tile_zero(3);
   }
   for (int64_t s = 0; s < steps; ++s) {
-    _tile_loadd(4, w + s * 32, lda);
-    if constexpr (R > 1) _tile_loadd(5, w + 8 * lda + s * 32, lda);  // 16 rows further: 16 * lda bytes
+    _tile_loadd(4, w + s * 1024, 64);
+    if constexpr (R > 1) _tile_loadd(5, w + s * 1024 + 512, 64);
     _tile_loadd(6, xg + s * 256, 64);
     if constexpr (G > 1) _tile_loadd(7, xg + group_words + s * 256, 64);
     _tile_dpbf16ps(0, 4, 6);
@@ -502,38 +509,43 @@ void gemm_cols_xbf16(const WeightView& W, const uint32_t* Xv, int64_t n, float* 
   const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k), bv = block_values(W.format), bb = block_bytes(W.format);
   const int64_t groups = (n + 15) / 16, group_words = 16 * (k / 2);
   thread_local std::vector<float> rowbuf, acc;
-  thread_local std::unique_ptr<uint32_t, FreeU32> wbuf(
-      static_cast<uint32_t*>(std::aligned_alloc(64, sizeof(uint32_t) * 32 * kAmxKC / 2)));
+  thread_local std::unique_ptr<uint16_t, FreeU16> wbuf(
+      static_cast<uint16_t*>(std::aligned_alloc(64, sizeof(uint16_t) * kAmxRB * kAmxKC)));
   if (int64_t(rowbuf.size()) < kAmxKC) rowbuf.resize(size_t(kAmxKC));
-  if (int64_t(acc.size()) < groups * 512) acc.resize(size_t(groups * 512));
-  uint16_t* wb = reinterpret_cast<uint16_t*>(wbuf.get());
-  for (int64_t jb = j0; jb < j1; jb += 32) {
-    const int64_t rows = std::min<int64_t>(32, j1 - jb);
+  uint16_t* wb = wbuf.get();
+  for (int64_t jb = j0; jb < j1; jb += kAmxRB) {
+    const int64_t rows = std::min(kAmxRB, j1 - jb), pairs = (rows + 31) / 32;
+    if (int64_t(acc.size()) < (groups + 1) / 2 * pairs * 1024) acc.resize(size_t((groups + 1) / 2 * pairs * 1024));
     for (int64_t kc0 = 0; kc0 < k; kc0 += kAmxKC) {
-      const int64_t kc = std::min(kAmxKC, k - kc0), lda = kc * 2;
-      for (int64_t r = 0; r < 32; ++r) {  // rows past the range are zero (their outputs are not written)
-        uint32_t* dst = reinterpret_cast<uint32_t*>(wb + r * kc);
+      const int64_t kc = std::min(kAmxKC, k - kc0), steps = kc / 32;
+      // wb holds the A tiles one after another: row pair p, step s, row tile t at ((p * steps + s) * 2 + t) * 512
+      // values, 16 rows x 32 values each (a tile load reads 1 KiB in a row). Rows past the range are zero.
+      for (int64_t r = 0; r < pairs * 32; ++r) {
+        uint16_t* dst = wb + (r / 32) * steps * 1024 + ((r / 16) % 2) * 512 + (r % 16) * 32;
         if (r < rows) {
           dequantize_simd(W.format, W.data + (jb + r) * rb + (kc0 / bv) * bb, rowbuf.data(), kc);
-          to_bf16_pairs(rowbuf.data(), kc, dst);
+          for (int64_t s = 0; s < steps; ++s) to_bf16_pairs(rowbuf.data() + s * 32, 32, reinterpret_cast<uint32_t*>(dst + s * 1024));
         } else {
-          std::fill(dst, dst + kc / 2, 0u);
+          for (int64_t s = 0; s < steps; ++s) std::fill(dst + s * 1024, dst + s * 1024 + 32, uint16_t(0));
         }
       }
-      const int64_t steps = kc / 32;
+      // Each pair of token groups loads its B tiles from L1 for every row pair of the block.
       for (int64_t g = 0; g < groups; g += 2) {
         const uint32_t* xg = Xv + g * group_words + kc0 / 2 * 16;
-        float* a = acc.data() + g * 512;
-        const bool two_rows = rows > 16, two_groups = g + 1 < groups, load = kc0 > 0;
-        if (two_rows && two_groups) amx_chunk<2, 2>(wb, lda, xg, group_words, steps, a, load);
-        else if (two_rows) amx_chunk<2, 1>(wb, lda, xg, group_words, steps, a, load);
-        else if (two_groups) amx_chunk<1, 2>(wb, lda, xg, group_words, steps, a, load);
-        else amx_chunk<1, 1>(wb, lda, xg, group_words, steps, a, load);
+        for (int64_t p = 0; p < pairs; ++p) {
+          const uint16_t* w = wb + p * steps * 1024;
+          float* a = acc.data() + ((g / 2) * pairs + p) * 1024;
+          const bool two_rows = p * 32 + 16 < rows, two_groups = g + 1 < groups, load = kc0 > 0;
+          if (two_rows && two_groups) amx_chunk<2, 2>(w, xg, group_words, steps, a, load);
+          else if (two_rows) amx_chunk<2, 1>(w, xg, group_words, steps, a, load);
+          else if (two_groups) amx_chunk<1, 2>(w, xg, group_words, steps, a, load);
+          else amx_chunk<1, 1>(w, xg, group_words, steps, a, load);
+        }
       }
     }
     for (int64_t i = 0; i < n; ++i) {  // C^T tiles -> Y rows
-      const float* c = acc.data() + (i / 16) * 512 + (i % 16);
-      for (int64_t r = 0; r < rows; ++r) Y[i * m + jb + r] = c[(r / 16) * 256 + (r % 16) * 16];
+      const float* c = acc.data() + (i / 32) * pairs * 1024 + ((i / 16) % 2) * 512 + (i % 16);
+      for (int64_t r = 0; r < rows; ++r) Y[i * m + jb + r] = c[(r / 32) * 1024 + ((r / 16) % 2) * 256 + (r % 16) * 16];
     }
   }
 }
@@ -831,6 +843,7 @@ KernelTable make_amx_kernels() {
   t.gemm_uses_xbf16 = amx_takes;
   t.pack_x_bf16 = pack_x_bf16;
   t.gemm_cols_xbf16 = gemm_cols_xbf16;
+  t.gemm_cols_per_task = kAmxRB;
   return t;
 }
 }  // namespace rooftop::kernels

@@ -176,3 +176,36 @@ TEST_CASE("a class whose file mixes formats prices each format's matrices at tha
   const SpeedPoint one = speed(m, c, plan, o).points.at(0);
   CHECK(op_seconds(one, "ffn") == Approx(2 * gate_up / 20e9 + 2 * down / 60e9).epsilon(1e-9));
 }
+
+TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond it at the slope measured there", "[speed]") {
+  ModelSpec m = test::smollm2_135m();
+  m.hidden = 1024;  // widths q4_k's 256-value blocks divide, so bytes / bytes-per-value = weights exactly
+  m.heads = 16;
+  m.kv_heads = 4;
+  m.head_dim = 64;
+  m.ffn = 2048;
+  m.layers = 2;
+  ChipSpec c = cpu_with_width_rates();
+  c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;
+  c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
+  auto ffn_s = [&](int64_t prompt) {
+    PrecisionPlan plan{"q4_1", {}, "fp32", {}, {}, {}};
+    SpeedOptions o;
+    o.batches = {1};
+    o.prompt_tokens = prompt;
+    o.output_tokens = 1;
+    const SpeedResult r = speed(m, c, plan, o);
+    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+      if (r.prefill_ops[i].name == "ffn") return r.prefill_op_s.at(i);
+    FAIL("no ffn op in the prefill");
+    return 0.0;
+  };
+  // The FFN's V = 3 x 2048 x 1024 x 2 layers weights (q4_1: 0.625 B each); 2 V FLOPs per token.
+  const double V = 3.0 * 2048 * 1024 * 2, pack = 0.625 * V / 6e9;
+  const double below = ffn_s(512);
+  CHECK(below == Approx(pack + 2 * V * 512 / 80e9).epsilon(1e-9));  // one slope without the large-n rate
+  c.measured["gemm_q4_1_marginal_large_flops_per_s"] = 40e9;
+  // 512 tokens: the first 128 at 80e9, the other 384 at 40e9.
+  CHECK(ffn_s(512) == Approx(pack + 2 * V * 128 / 80e9 + 2 * V * 384 / 40e9).epsilon(1e-9));
+  CHECK(ffn_s(100) == Approx(pack + 2 * V * 100 / 80e9).epsilon(1e-9));  // below the knot: unchanged
+}
