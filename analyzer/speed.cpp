@@ -122,7 +122,13 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
     };
     // The kernels name formats as ggml does (f32, f16); the analyzer's formats are fp32, fp16.
     const std::string k = op.weight_format == "fp32" ? "f32" : op.weight_format == "fp16" ? "f16" : op.weight_format;
-    if (op.kind == "matmul" && decode) {
+    // The op's own token count (its FLOPs over 2 per weight): a prefill's LM head computes one token's logits.
+    const double values = op.kind == "matmul" ? op.weight_bytes / find_format(op.weight_format).bytes_per_value() : 0.0;
+    const double op_tokens = values > 0 ? op.flops / (2.0 * values) : tokens;
+    // The engine runs a matmul of at most kCpuGemvMaxTokens tokens as GEMVs, inside a prefill too.
+    const bool gemv = decode || (op.kind == "matmul" && op_tokens <= kCpuGemvMaxTokens + 1e-9);
+    if (op.kind == "matmul" && gemv) {
+      if (!decode) tokens = std::max(1.0, std::round(op_tokens));
       // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the
       // caches (bytes/s), and its arithmetic rate on a cache-resident one (FLOP/s: dequantization and
       // dot products with no memory stall), so a 4-bit GEMV on 2 cores can be compute-bound.
@@ -167,16 +173,14 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         return total;
       }
     }
-    if (op.kind == "matmul" && !decode) {
+    if (op.kind == "matmul" && !gemv) {
       if (double v = get("gemm_" + k + "_flops_per_s"); v > 0) fl = v;
       // Calibrated as t(n) = A + B n: dequantize-and-pack every weight once per pass, then the FLOPs.
       const double pack = get("gemm_" + k + "_pack_bytes_per_s"), marginal = get("gemm_" + k + "_marginal_flops_per_s");
       if (pack > 0 && marginal > 0) {
         if (bound) *bound = "compute";
-        // Past the knot, the tokens beyond it at the slope measured there (tokens: the op's FLOPs over 2 per weight).
+        // Past the knot, the tokens beyond it at the slope measured there.
         const double large = get("gemm_" + k + "_marginal_large_flops_per_s");
-        const double values = op.weight_bytes / find_format(op.weight_format).bytes_per_value();
-        const double op_tokens = values > 0 ? op.flops / (2.0 * values) : 0.0;
         if (large > 0 && op_tokens > kCalibratedGemmKnotTokens) {
           const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
           return op.weight_bytes / pack + below / marginal + (op.flops - below) / large;
@@ -220,7 +224,6 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       }
       if (values_per_s > 0 && slowest_marginal > 0 && get("gemm_" + k + "_flops_per_s") <= 0) {  // its own rate first
         if (bound) *bound = "compute";
-        const double values = op.weight_bytes / find_format(op.weight_format).bytes_per_value();
         return values / values_per_s + op.flops / slowest_marginal;
       }
     }

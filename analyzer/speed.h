@@ -43,6 +43,9 @@ struct SpeedOptions {
 // ("gemm_<fmt>_marginal_flops_per_s"); above, between 128 and 512 ("gemm_<fmt>_marginal_large_flops_per_s") where
 // measured. rooftop calibrate times the GEMM at these n (microbench/shapes.h).
 inline constexpr double kCalibratedGemmKnotTokens = 128;
+// The most tokens a CPU matmul of the engine runs as GEMVs (one pass over the weights for all of them) rather than as
+// a tiled GEMM: kernels::kSmallGemmMaxN (kernels/cpu/dispatch.h; tests/analyzer/test_width_rates.cpp holds them equal).
+inline constexpr double kCpuGemvMaxTokens = 8;
 
 struct SpeedPoint {
   int64_t batch = 1;

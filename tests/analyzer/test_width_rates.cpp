@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/speed.h"
+#include "kernels/cpu/dispatch.h"
 #include "seed_models.h"
 
 using namespace rooftop;
@@ -208,4 +209,25 @@ TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond i
   // 512 tokens: the first 128 at 80e9, the other 384 at 40e9.
   CHECK(ffn_s(512) == Approx(pack + 2 * V * 128 / 80e9 + 2 * V * 384 / 40e9).epsilon(1e-9));
   CHECK(ffn_s(100) == Approx(pack + 2 * V * 100 / 80e9).epsilon(1e-9));  // below the knot: unchanged
+}
+
+TEST_CASE("a prefill's LM head (one token's logits) is priced as the GEMV the engine runs, not as a GEMM", "[speed]") {
+  // The analyzer's limit is the kernels' multi-RHS GEMV limit.
+  STATIC_REQUIRE(rooftop::kCpuGemvMaxTokens == double(rooftop::kernels::kSmallGemmMaxN));
+  ChipSpec c = cpu_with_width_rates();
+  c.measured["gemm_q4_1_pack_bytes_per_s"] = 1e9;  // slow enough that pricing the head as a GEMM would show
+  c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
+  const ModelSpec m = test::smollm2_135m();  // tied embeddings: the head is the 49152 x 576 q4_1 table
+  SpeedOptions o;
+  o.batches = {1};
+  o.prompt_tokens = 64;
+  o.output_tokens = 1;
+  const SpeedResult r = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
+  double head = -1;
+  for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+    if (r.prefill_ops[i].name == "lm_head") head = r.prefill_op_s.at(i);
+  // One token's GEMV at k = 576: 2 x 49152 x 576 FLOPs at the k = 576 arithmetic rate, 20e9 (its bytes stream at
+  // 1e15 B/s). As a GEMM it would be 0.625 x 49152 x 576 B / 1e9 = 17.7 ms of dequantize-and-pack alone.
+  CHECK(head == Approx(2.0 * 49152 * 576 / 20e9).epsilon(1e-9));
+  CHECK(head == Approx(op_seconds(r.points.at(0), "lm_head")).epsilon(1e-9));  // as in a decode step
 }
