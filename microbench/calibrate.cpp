@@ -8,6 +8,7 @@
 #include "analyzer/speed.h"
 #include "hwdb/calibration.h"
 #include "hwdb/hwdb.h"
+#include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/shapes.h"
 #include "microbench/simd_loops.h"
@@ -41,18 +42,34 @@ std::string shape_suffix(int64_t m, int64_t k) { return "_m" + std::to_string(m)
 void assign_ceilings(std::vector<KernelResult>& kernels, double dram_bytes_per_s,
                      const std::vector<LevelBandwidth>& levels, const CacheSizes& caches,
                      const std::vector<std::pair<std::string, double>>& peaks) {
-  double fp32 = 0;
-  for (const auto& [f, v] : peaks)
-    if (f == "fp32") fp32 = v;
+  auto peak = [&](const std::string& format) {
+    for (const auto& [f, v] : peaks)
+      if (f == format) return v;
+    return 0.0;
+  };
+  // A GEMM's roof is the peak of the operands the active kernel table multiplies: int8 where it quantizes X
+  // (VNNI), bf16 where it rounds both operands (vdpbf16ps, AMX), else fp32. Attention's prefill runs in fp32.
+  const kernels::KernelTable& table = kernels::active_kernels();
+  auto gemm_operands = [&](const std::string& weight_format) -> std::string {
+    for (auto f : all_formats())
+      if (weight_format == kernels::format_name(f)) {
+        if (table.gemm_uses_q8 && table.gemm_uses_q8(f)) return "int8";
+        return table.gemm_operand_rounding > 0 ? "bf16" : "fp32";
+      }
+    return "fp32";
+  };
   for (auto& k : kernels) {
     k.ceiling.clear();
     k.ceiling_value = 0;
     k.fraction_of_ceiling = 0;
     if (k.op == "gemm" || k.op == "attention_prefill") {
-      if (fp32 > 0) {
-        k.ceiling = "peak_flops.fp32";
-        k.ceiling_value = fp32;
-        k.fraction_of_ceiling = k.flops_per_s / fp32;
+      const bool ours = k.op == "gemm" && k.name.find("openblas") == std::string::npos;  // OpenBLAS: fp32
+      std::string operands = ours ? gemm_operands(k.format) : "fp32";
+      if (peak(operands) <= 0) operands = "fp32";
+      if (const double roof = peak(operands); roof > 0) {
+        k.ceiling = "peak_flops." + operands;
+        k.ceiling_value = roof;
+        k.fraction_of_ceiling = k.flops_per_s / roof;
       }
       continue;
     }

@@ -1,6 +1,8 @@
 // The calibration file: written by calibration_json, read back by hwdb::apply_calibration.
 #include <catch2/catch.hpp>
 
+#include "kernels/cpu/dispatch.h"
+
 #include <cmath>
 
 #include <algorithm>
@@ -109,7 +111,12 @@ TEST_CASE("a calibration written by calibration_json is read back by hwdb with t
     CHECK(c.measured.at("gemv_q4_1_bytes_per_s") == Approx(r.kernels[0].bytes_per_s));
     CHECK(c.measured.at("gemv_q4_1_fraction_of_ceiling") == Approx(r.kernels[0].bytes_per_s / r.memory_bandwidth_bytes_per_s));
     CHECK(c.measured.at("gemm_f32_flops_per_s") == Approx(r.kernels[1].flops_per_s));
-    CHECK(c.measured.at("gemm_f32_fraction_of_ceiling") == Approx(r.kernels[1].flops_per_s / r.peaks[0].ops_per_s));
+    // The GEMM's roof: the peak of the operands this machine's kernel table multiplies f32 weights with (bf16 where
+    // it rounds both operands: the avx512_bf16 and amx tables; else fp32).
+    const bool bf16_operands = rooftop::kernels::active_kernels().gemm_operand_rounding > 0;
+    CHECK(c.measured.at("gemm_f32_fraction_of_ceiling") ==
+          Approx(r.kernels[1].flops_per_s / (bf16_operands ? r.peaks[2].ops_per_s : r.peaks[0].ops_per_s)));
+    CHECK(r.kernels[1].ceiling == (bf16_operands ? "peak_flops.bf16" : "peak_flops.fp32"));
     CHECK(c.measured.at("overhead_per_layer_s") == Approx(r.overhead.per_layer_s));
     CHECK(c.measured.at("overhead_per_step_s") == Approx(r.overhead.per_step_s));
     CHECK(c.measured.at("overhead_region_start_s") == Approx(r.overhead.region_start.per_region_s));
