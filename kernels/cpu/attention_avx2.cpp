@@ -28,6 +28,7 @@ struct V256 {
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
   static R sub(R a, R b) { return _mm256_sub_ps(a, b); }
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
+  static R div(R a, R b) { return _mm256_div_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
   static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
   static float hsum(R x) {
@@ -74,6 +75,6 @@ struct V256 {
 
 }  // namespace
 
-AttentionKernels attention_kernels_avx2() { return {8, &Attn<V256>::decode_span, &Attn<V256>::prefill_tile}; }
+AttentionKernels attention_kernels_avx2() { return {8, &Attn<V256>::decode_span, &Attn<V256>::prefill_tile, &Attn<V256>::gated}; }
 
 }  // namespace rooftop::kernels::attn

@@ -26,6 +26,7 @@ struct V512 {
   static R add(R a, R b) { return _mm512_add_ps(a, b); }
   static R sub(R a, R b) { return _mm512_sub_ps(a, b); }
   static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
+  static R div(R a, R b) { return _mm512_div_ps(a, b); }
   static R max(R a, R b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
   static float hsum(R x) {
@@ -80,6 +81,6 @@ struct V512 {
 
 }  // namespace
 
-AttentionKernels attention_kernels_avx512() { return {16, &Attn<V512>::decode_span, &Attn<V512>::prefill_tile}; }
+AttentionKernels attention_kernels_avx512() { return {16, &Attn<V512>::decode_span, &Attn<V512>::prefill_tile, &Attn<V512>::gated}; }
 
 }  // namespace rooftop::kernels::attn

@@ -20,6 +20,7 @@ struct V1 {
   static R add(R a, R b) { return a + b; }
   static R sub(R a, R b) { return a - b; }
   static R mul(R a, R b) { return a * b; }
+  static R div(R a, R b) { return a / b; }
   static R max(R a, R b) { return a > b ? a : b; }
   static R fma(R a, R b, R c) { return a * b + c; }
   static float hsum(R x) { return x; }
@@ -30,6 +31,6 @@ struct V1 {
 
 }  // namespace
 
-AttentionKernels attention_kernels_scalar() { return {1, &Attn<V1>::decode_span, &Attn<V1>::prefill_tile}; }
+AttentionKernels attention_kernels_scalar() { return {1, &Attn<V1>::decode_span, &Attn<V1>::prefill_tile, &Attn<V1>::gated}; }
 
 }  // namespace rooftop::kernels::attn

@@ -1,7 +1,7 @@
 // Attention block kernels written once over a vector traits type V (scalar, AVX2, AVX-512 instantiations).
 //
 // V provides: W (fp32 lanes), R (register type), zero, set1, load/store (fp32), load_f16 (W halves),
-// load_n / load_f16_n (first n < W values, rest 0), add, sub, mul, max, fma(a, b, c) = a * b + c,
+// load_n / load_f16_n (first n < W values, rest 0), add, sub, mul, div, max, fma(a, b, c) = a * b + c,
 // hsum, exp (0 for x < -87.3, including -inf), less_select(a, b, x, y) = a < b ? x : y per lane,
 // reduce(p) = the W lane-sums of the W vectors at p, p + W, ... as one vector (a transposing reduction).
 // Included only by the ISA files; each defines its traits in an anonymous namespace, so every instantiation
@@ -27,6 +27,28 @@ struct Attn {
   static_assert(B % W == 0 && B % 4 == 0, "a key block is whole vectors and whole groups of 4 keys");
 
   static int64_t padded(int64_t d) { return (d + W - 1) / W * W; }
+
+  // SiLU: g / (1 + e^-g); tanh GELU: 0.5 g (1 + tanh z), z = sqrt(2/pi) g (1 + 0.044715 g^2), computed as
+  // g / (1 + e^-2z) (the same function). Large negative g: the exp saturates and the result goes to -0.
+  static R gate_act(R g, R u, bool gelu) {
+    const R one = V::set1(1.0f);
+    const R z = gelu ? V::mul(V::mul(V::set1(-2.0f * 0.7978845608028654f), g), V::fma(V::set1(0.044715f), V::mul(g, g), one))
+                     : V::sub(V::zero(), g);
+    return V::mul(V::div(g, V::add(one, V::exp(z))), u);
+  }
+  // Every value goes through the vector code (a tail through a zero-padded copy), so results do not depend on how a
+  // caller splits a row among threads.
+  static void gated(const float* g, const float* u, float* out, int64_t n, bool gelu) {
+    int64_t i = 0;
+    for (; i + W <= n; i += W) V::store(out + i, gate_act(V::load(g + i), V::load(u + i), gelu));
+    if (i < n) {
+      float gb[W] = {}, ub[W] = {}, ob[W];
+      std::copy(g + i, g + n, gb);
+      std::copy(u + i, u + n, ub);
+      V::store(ob, gate_act(V::load(gb), V::load(ub), gelu));
+      std::copy(ob, ob + (n - i), out + i);
+    }
+  }
 
   static R ld(const float* p) { return V::load(p); }
   static R ld(const uint16_t* p) { return V::load_f16(p); }

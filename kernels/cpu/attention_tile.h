@@ -38,10 +38,15 @@ using DecodeSpanFn = void (*)(const float* q, int64_t g, int64_t nh, const KvHea
 using PrefillTileFn = void (*)(const float* qt, int64_t rp, const float* end, const KvHead& kv, int64_t j1,
                                float* m, float* l, float* acc);
 
+// The FFN's gated activation, out[i] = act(g[i]) u[i] over n values (out may be g): SiLU, or with gelu the tanh
+// GELU. Here because it shares the ISA's vector exp with attention.
+using GatedFn = void (*)(const float* g, const float* u, float* out, int64_t n, bool gelu);
+
 struct AttentionKernels {
   int64_t lanes = 1;  // fp32 lanes per vector: dp and rp are multiples of it
   DecodeSpanFn decode = nullptr;
   PrefillTileFn prefill = nullptr;
+  GatedFn gated = nullptr;
 };
 
 AttentionKernels attention_kernels_scalar();  // attention_scalar.cpp

@@ -4,7 +4,9 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/checks.h"
+#include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/kernels.h"
 
 namespace rooftop::kernels {
@@ -64,24 +66,17 @@ void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, floa
   }
 }
 
+// SiLU and GELU (tanh form, Gemma's gelu_pytorch_tanh) with the active ISA's vector exp (attention's kernels).
 void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
   check_size("swiglu", "up", int64_t(up.size()), int64_t(gate.size()));
   check_size("swiglu", "out", int64_t(out.size()), int64_t(gate.size()));
-  for (size_t i = 0; i < gate.size(); ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
-}
-
-// GELU, tanh form (Gemma's gelu_pytorch_tanh): 0.5 g (1 + tanh(z)), z = sqrt(2/pi) (g + 0.044715 g^3),
-// computed as g / (1 + exp(-2z)) (the same function: 0.5 (1 + tanh z) = 1 / (1 + e^-2z)); expf costs about a
-// third of tanhf here. Large negative g: exp overflows to inf and the result is -0, the limit.
-float gelu_tanh(float g) {
-  constexpr float kMinus2Sqrt2OverPi = -2.0f * 0.7978845608028654f;
-  return g / (1.0f + std::exp(kMinus2Sqrt2OverPi * g * (1.0f + 0.044715f * g * g)));
+  attn::attention_kernels(active_isa()).gated(gate.data(), up.data(), out.data(), int64_t(gate.size()), false);
 }
 
 void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out) {
   check_size("geglu", "up", int64_t(up.size()), int64_t(gate.size()));
   check_size("geglu", "out", int64_t(out.size()), int64_t(gate.size()));
-  for (size_t i = 0; i < gate.size(); ++i) out[i] = gelu_tanh(gate[i]) * up[i];
+  attn::attention_kernels(active_isa()).gated(gate.data(), up.data(), out.data(), int64_t(gate.size()), true);
 }
 
 // x = exp(x - max) / sum(exp(x - max))

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/batch_rows.h"
 #include "kernels/cpu/checks.h"
 #include "kernels/cpu/dispatch.h"
@@ -62,7 +63,7 @@ void gemv_swiglu(const WeightView& gate, const WeightView& up, std::span<const f
     if (int64_t(u.size()) < gate.m) u.resize(size_t(gate.m));
     tab.gemv_rows(gate, x.data(), xq, hp, r0, r1);       // gate rows into h
     tab.gemv_rows(up, x.data(), xq, u.data(), r0, r1);   // up rows, same indices
-    for (int64_t r = r0; r < r1; ++r) hp[r] = hp[r] / (1.0f + std::exp(-hp[r])) * u[size_t(r)];
+    attn::attention_kernels(active_isa()).gated(hp + r0, u.data() + r0, hp + r0, r1 - r0, false);  // as swiglu()
   });
 }
 
@@ -122,11 +123,8 @@ void gemv_batch_swiglu(const WeightView& gate, const WeightView& up, std::span<c
     if (int64_t(u.size()) < n * F) u.resize(size_t(n * F));
     batch_rows(tab, gate, X.data(), n, q8 ? xq.data() : nullptr, hp, r0, r1);
     batch_rows(tab, up, X.data(), n, q8 ? xq.data() : nullptr, u.data(), r0, r1);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t r = r0; r < r1; ++r) {
-        float& h = hp[i * F + r];
-        h = h / (1.0f + std::exp(-h)) * u[size_t(i * F + r)];
-      }
+    for (int64_t i = 0; i < n; ++i)  // as swiglu()
+      attn::attention_kernels(active_isa()).gated(hp + i * F + r0, u.data() + i * F + r0, hp + i * F + r0, r1 - r0, false);
   });
 }
 

@@ -84,7 +84,6 @@ void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, floa
 // SwiGLU: out (f) = silu(gate) * up.
 void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out);
 // GeGLU: out (f) = gelu_tanh(gate) * up (Gemma's FFN).
-float gelu_tanh(float g);
 void geglu(std::span<const float> gate, std::span<const float> up, std::span<float> out);
 // Softmax in place, numerically stable.
 void softmax(std::span<float> x);
