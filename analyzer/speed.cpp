@@ -179,13 +179,15 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       const double pack = get("gemm_" + k + "_pack_bytes_per_s"), marginal = get("gemm_" + k + "_marginal_flops_per_s");
       if (pack > 0 && marginal > 0) {
         if (bound) *bound = "compute";
+        // The activations in and out (fp32) at their measured rate, where calibrate could separate it.
+        const double act = get("gemm_" + k + "_act_bytes_per_s"), act_s = act > 0 ? op.act_bytes / act : 0.0;
         // Past the knot, the tokens beyond it at the slope measured there.
         const double large = get("gemm_" + k + "_marginal_large_flops_per_s");
         if (large > 0 && op_tokens > kCalibratedGemmKnotTokens) {
           const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
-          return op.weight_bytes / pack + below / marginal + (op.flops - below) / large;
+          return op.weight_bytes / pack + below / marginal + (op.flops - below) / large + act_s;
         }
-        return op.weight_bytes / pack + op.flops / marginal;
+        return op.weight_bytes / pack + op.flops / marginal + act_s;
       }
       // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the measured
       // formats' slowest marginal FLOP/s and their slowest pack rate counted in weights per second, among the

@@ -289,11 +289,13 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   static_assert(kPrefillTokens == kCalibratedGemmKnotTokens, "the analyzer's knot is the calibration's n");
   for (auto f : all_formats()) {
     const std::string base = std::string("gemm_") + kernels::format_name(f);
-    const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr;
+    const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr, *narrow = nullptr;
+    const std::string narrow_name = base + shape_suffix(smollm2_ffn().m, smollm2_ffn().k);
     for (const auto& k : rec.kernels) {
       if (k.name == base) big_n = &k;
       if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens)) small_n = &k;
       if (k.name == base + "_n" + std::to_string(kLargePrefillTokens)) large_n = &k;
+      if (k.name == narrow_name) narrow = &k;
     }
     if (!big_n || !small_n) continue;
     const double n1 = static_cast<double>(small_n->n), n2 = static_cast<double>(big_n->n);
@@ -307,19 +309,45 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
     pack.flops_per_s = 0;
     pack.ceiling = "memory_bandwidth_bytes_per_s";
     pack.fraction_of_ceiling = pack.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
+    // Per token, a GEMM costs F x + A y: F = 2 m k FLOPs at the marginal rate 1 / x, and A = 4 (k + m) bytes of fp32
+    // activations in and out at 1 / y (converting and rearranging X, writing Y). The wide shape alone cannot tell
+    // them apart (b = F x + A y); the narrow one (1536 x 576 at n = 128, its weights at the pack rate) weighs
+    // activations 8x more per FLOP, and the two equations give x and y. Without it, or where noise makes either
+    // negative, y = 0 and the slope is all FLOPs, as before. A narrow model's matrices (hidden 576-1024, K/V
+    // projections of 128-320 rows) then pay their activations: predicted 25% too fast at 512 tokens without.
+    const double F = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k);
+    const double A = 4.0 * static_cast<double>(big_n->k + big_n->m);
+    double x = b / F, y = 0;
+    if (narrow) {
+      const double ns = static_cast<double>(narrow->n), Fs = 2.0 * static_cast<double>(narrow->m * narrow->k),
+                   As = 4.0 * static_cast<double>(narrow->k + narrow->m);
+      const double Ws = narrow->bytes_per_call - As * ns;
+      const double rs = (narrow->seconds.median - Ws / pack.bytes_per_s) / ns;  // the narrow shape's cost per token
+      const double det = F * As - Fs * A, xj = (b * As - rs * A) / det, yj = (F * rs - Fs * b) / det;
+      if (xj > 0 && yj > 0) x = xj, y = yj;
+    }
     KernelResult marginal = *big_n;
     marginal.name = base + "_marginal";
     marginal.bytes_per_s = 0;
-    marginal.flops_per_s = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k) / b;
+    marginal.flops_per_s = 1.0 / x;
     const double b_large = large_n ? (large_n->seconds.median - t2) / static_cast<double>(large_n->n - big_n->n) : 0.0;
     rec.kernels.push_back(pack);
     rec.kernels.push_back(marginal);
-    if (b_large > 0) {  // else noise: the one slope serves every n
+    if (b_large - A * y > 0) {  // else noise: the one slope serves every n
       KernelResult past = marginal;
       past.name = base + "_marginal_large";
       past.n = large_n->n;
-      past.flops_per_s = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k) / b_large;
+      past.flops_per_s = F / (b_large - A * y);
       rec.kernels.push_back(past);
+    }
+    if (y > 0) {
+      KernelResult act = *big_n;
+      act.name = base + "_act";
+      act.flops_per_s = 0;
+      act.bytes_per_s = 1.0 / y;
+      act.ceiling = "memory_bandwidth_bytes_per_s";
+      act.fraction_of_ceiling = act.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
+      rec.kernels.push_back(act);
     }
   }
   // Each format's GEMV arithmetic rate: the best FLOP/s of its in-cache GEMVs (working set within the

@@ -29,6 +29,19 @@ ChipSpec cpu_with_width_rates() {
   return c;
 }
 
+// SmolLM2-135M's layout at widths q4_k's 256-value blocks divide (so bytes / bytes-per-value = weights exactly),
+// 2 layers: FFN 3 x 2048 x 1024 weights per layer.
+ModelSpec whole_block_model() {
+  ModelSpec m = test::smollm2_135m();
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 4;
+  m.head_dim = 64;
+  m.ffn = 2048;
+  m.layers = 2;
+  return m;
+}
+
 double op_seconds(const SpeedPoint& p, const std::string& name) {
   for (size_t i = 0; i < p.decode_ops.size(); ++i)
     if (p.decode_ops[i].name == name) return p.decode_op_s[i];
@@ -110,13 +123,7 @@ TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and 
 }
 
 TEST_CASE("a format with no GEMM calibration of its own borrows the slowest measured rates of its kind, not the peak", "[speed]") {
-  ModelSpec m = test::smollm2_135m();
-  m.hidden = 1024;  // widths q4_k's 256-value blocks divide, so bytes / bytes-per-value = weights exactly
-  m.heads = 16;
-  m.kv_heads = 4;
-  m.head_dim = 64;
-  m.ffn = 2048;
-  m.layers = 2;
+  const ModelSpec m = whole_block_model();
   ChipSpec c = cpu_with_width_rates();
   // Integer formats share one GEMM (int8 on VNNI CPUs), float formats another: each borrows from its own kind.
   c.measured["gemm_f32_pack_bytes_per_s"] = 40e9;      // 10e9 weights/s (4 B each)
@@ -179,13 +186,7 @@ TEST_CASE("a class whose file mixes formats prices each format's matrices at tha
 }
 
 TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond it at the slope measured there", "[speed]") {
-  ModelSpec m = test::smollm2_135m();
-  m.hidden = 1024;  // widths q4_k's 256-value blocks divide, so bytes / bytes-per-value = weights exactly
-  m.heads = 16;
-  m.kv_heads = 4;
-  m.head_dim = 64;
-  m.ffn = 2048;
-  m.layers = 2;
+  const ModelSpec m = whole_block_model();
   ChipSpec c = cpu_with_width_rates();
   c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;
   c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
@@ -209,6 +210,10 @@ TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond i
   // 512 tokens: the first 128 at 80e9, the other 384 at 40e9.
   CHECK(ffn_s(512) == Approx(pack + 2 * V * 128 / 80e9 + 2 * V * 384 / 40e9).epsilon(1e-9));
   CHECK(ffn_s(100) == Approx(pack + 2 * V * 100 / 80e9).epsilon(1e-9));  // below the knot: unchanged
+  // The activations in and out at their own rate: 2 layers x 100 tokens x (2 x 1024 + 3 x 2048) values x 4 B
+  // = 6,553,600 B at 1e9 B/s = 6.5536 ms on top.
+  c.measured["gemm_q4_1_act_bytes_per_s"] = 1e9;
+  CHECK(ffn_s(100) == Approx(pack + 2 * V * 100 / 80e9 + 6.5536e-3).epsilon(1e-9));
 }
 
 TEST_CASE("a prefill's LM head (one token's logits) is priced as the GEMV the engine runs, not as a GEMM", "[speed]") {
