@@ -287,6 +287,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   // from n = 128 to 512 ("gemm_<fmt>_marginal_large_flops_per_s"): a GEMM whose activations outgrow the caches (the
   // AMX GEMM: 1.9 TFLOP/s marginal below 128 tokens, 1.1-1.4 above) costs more per token there.
   static_assert(kPrefillTokens == kCalibratedGemmKnotTokens, "the analyzer's knot is the calibration's n");
+  std::vector<KernelResult> derived;  // appended after the loop: its pointers point into rec.kernels
   for (auto f : all_formats()) {
     const std::string base = std::string("gemm_") + kernels::format_name(f);
     const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr, *narrow = nullptr;
@@ -324,21 +325,23 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       const double Ws = narrow->bytes_per_call - As * ns;
       const double rs = (narrow->seconds.median - Ws / pack.bytes_per_s) / ns;  // the narrow shape's cost per token
       const double det = F * As - Fs * A, xj = (b * As - rs * A) / det, yj = (F * rs - Fs * b) / det;
-      if (xj > 0 && yj > 0) x = xj, y = yj;
+      // Noise can make the narrow shape look cheap and drive x toward 0 (an unbounded FLOP rate): on the wide shape
+      // the activations are a small share of the cost, so a solution that gives them over half is rejected.
+      if (xj >= 0.5 * b / F && yj > 0) x = xj, y = yj;
     }
     KernelResult marginal = *big_n;
     marginal.name = base + "_marginal";
     marginal.bytes_per_s = 0;
     marginal.flops_per_s = 1.0 / x;
     const double b_large = large_n ? (large_n->seconds.median - t2) / static_cast<double>(large_n->n - big_n->n) : 0.0;
-    rec.kernels.push_back(pack);
-    rec.kernels.push_back(marginal);
+    derived.push_back(pack);
+    derived.push_back(marginal);
     if (b_large - A * y > 0) {  // else noise: the one slope serves every n
       KernelResult past = marginal;
       past.name = base + "_marginal_large";
       past.n = large_n->n;
       past.flops_per_s = F / (b_large - A * y);
-      rec.kernels.push_back(past);
+      derived.push_back(past);
     }
     if (y > 0) {
       KernelResult act = *big_n;
@@ -347,9 +350,10 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       act.bytes_per_s = 1.0 / y;
       act.ceiling = "memory_bandwidth_bytes_per_s";
       act.fraction_of_ceiling = act.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
-      rec.kernels.push_back(act);
+      derived.push_back(act);
     }
   }
+  rec.kernels.insert(rec.kernels.end(), derived.begin(), derived.end());
   // Each format's GEMV arithmetic rate: the best FLOP/s of its in-cache GEMVs (working set within the
   // LLC, calls long enough that the per-call barrier is small). The analyzer uses it as the decode
   // matmuls' compute ceiling ("gemv_<fmt>_arith_flops_per_s").

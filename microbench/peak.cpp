@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 
+#include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/simd_loops.h"
 
@@ -19,9 +20,18 @@ const std::vector<PeakVariant>& peak_variants() {
       {"fp32", "fma_avx512", {"avx512f"}, fma_fp32_avx512, kFmaAvx512OpsPerIter},
       {"bf16", "vdpbf16ps_avx512", {"avx512f", "avx512_bf16"}, dot_bf16_avx512, kBf16OpsPerIter},
       {"int8", "vpdpbusd_avx512_vnni", {"avx512f", "avx512bw", "avx512_vnni"}, dot_int8_avx512, kInt8OpsPerIter},
-      {"bf16", "tdpbf16ps_amx", {"amx_bf16", "avx512_bf16"}, dot_bf16_amx, kBf16AmxOpsPerIter},
+      {"bf16", "tdpbf16ps_amx", {"amx_bf16", "avx512_bf16"}, dot_bf16_amx, kBf16AmxOpsPerIter,
+       [] { return kernels::isa_supported(kernels::Isa::amx); }},
   };
   return variants;
+}
+
+std::string peak_variant_missing(const PeakVariant& v) {
+  std::string missing;
+  for (const char* f : v.needs)
+    if (!cpu_has(f)) missing += (missing.empty() ? "" : ", ") + std::string(f);
+  if (missing.empty() && v.usable && !v.usable()) missing = "the OS's permission to use it";
+  return missing;
 }
 
 std::vector<PeakResult> measure_peaks(kernels::ThreadPool& pool, const TimerOptions& opt) {
@@ -34,9 +44,7 @@ std::vector<PeakResult> measure_peaks(kernels::ThreadPool& pool, const TimerOpti
     r.format = v.format;
     r.variant = v.name;
     r.threads = threads;
-    std::string missing;
-    for (const char* f : v.needs)
-      if (!cpu_has(f)) missing += (missing.empty() ? "" : ", ") + std::string(f);
+    const std::string missing = peak_variant_missing(v);
     if (!missing.empty()) {
       r.skipped_reason = std::string(v.name) + " skipped: this CPU lacks " + missing;
       out.push_back(r);

@@ -19,7 +19,10 @@ struct PeakVariant {
   std::vector<const char*> needs;
   float (*loop)(int64_t);
   double ops_per_iter;
+  bool (*usable)() = nullptr;  // a further check beyond CPUID (AMX: the OS granted the tile state); nullptr: none
 };
+// Whether this machine can run v: its CPUID flags and its usable() check. Empty, or what is missing.
+std::string peak_variant_missing(const PeakVariant& v);
 // Every variant, for calibrate (measure_peaks) and the Google Benchmark suite alike.
 const std::vector<PeakVariant>& peak_variants();
 

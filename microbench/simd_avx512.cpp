@@ -92,11 +92,12 @@ float dot_int8_avx512(int64_t iters) {
 }
 
 // TDPBF16PS on tiles 0-3 from A tiles 4-5 and B tiles 6-7 (the kernels' tile layout): 4 x 16 x 16 x 32 pairs = 65,536
-// FLOPs per iteration. 0 where the OS has not granted the tile state (isa_supported(Isa::amx) asks for it).
+// FLOPs per iteration. 0 where the OS has not granted the tile state (isa_supported(Isa::amx) asks for it; the
+// variant's usable() check keeps measure_peaks from timing that empty call).
 float dot_bf16_amx(int64_t iters) {
   if (!kernels::isa_supported(kernels::Isa::amx)) return 0.0f;
   kernels::amx_configure_thread();
-  alignas(64) static uint16_t ab[16 * 32];
+  alignas(64) uint16_t ab[16 * 32];  // each thread its own operands
   alignas(64) float c[256];
   for (int i = 0; i < 16 * 32; ++i) ab[i] = 0x3b80;  // bf16 2^-8: sums stay small and finite
   _tile_zero(0);

@@ -12,11 +12,10 @@ namespace {
 using namespace microbench;
 
 void peak(benchmark::State& state, const PeakVariant& v) {
-  for (const char* f : v.needs)
-    if (!cpu_has(f)) {
-      state.SkipWithError((std::string("this CPU lacks ") + f).c_str());
-      return;
-    }
+  if (const std::string missing = peak_variant_missing(v); !missing.empty()) {
+    state.SkipWithError(("this CPU lacks " + missing).c_str());
+    return;
+  }
   auto& pool = all_threads();
   const int64_t iters = 100000;
   float sink = 0;

@@ -5,6 +5,7 @@
 
 #include "microbench/calibrate.h"
 #include "microbench/levels.h"
+#include "microbench/peak.h"
 
 using namespace rooftop::microbench;
 
@@ -81,4 +82,17 @@ TEST_CASE("assign_ceilings: memory-bound kernels against their level, GEMM again
   CHECK(ks[1].fraction_of_ceiling == Approx(0.75));
   CHECK(ks[2].ceiling == "peak_flops.fp32");
   CHECK(ks[2].fraction_of_ceiling == Approx(0.5));
+}
+
+TEST_CASE("a peak variant whose own check fails is reported missing, so it is skipped rather than timed") {
+  // The AMX loop returns at once where the OS refused the tile state: timing it would record an absurd peak.
+  PeakVariant v{"bf16", "made_up", {}, nullptr, 1.0, [] { return false; }};
+  CHECK(peak_variant_missing(v) == "the OS's permission to use it");
+  v.usable = [] { return true; };
+  CHECK(peak_variant_missing(v).empty());
+  v.needs = {"no_such_flag"};
+  CHECK(peak_variant_missing(v) == "no_such_flag");
+  bool amx_listed = false;
+  for (const PeakVariant& p : peak_variants()) amx_listed = amx_listed || (std::string(p.name) == "tdpbf16ps_amx" && p.usable);
+  CHECK(amx_listed);
 }
