@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/calibrated_rates.h"
+
 namespace rooftop {
 
 struct ChipSpec {
@@ -33,8 +35,8 @@ struct ChipSpec {
   std::vector<std::string> notes;       // "illustrative" remarks, caveats
   // Where each figure came from: key -> "datasheet", "measured 2026-11-29", "derived", "assumed".
   std::map<std::string, std::string> provenance;
-  // Measured efficiencies from calibration (fraction of the figures above actually reached by kernels).
-  std::map<std::string, double> measured;  // e.g. "gemv_q4_1_bytes_per_s", "gemm_fp32_flops"
+  // What `rooftop calibrate` measured on this chip (empty for a datasheet card): kernel rates and fixed costs.
+  CalibratedRates measured;
   std::string file;                     // the YAML file this card came from ("" = built in / detected)
 
   // Peak for a compute format, or nullopt when the chip has none.

@@ -54,34 +54,6 @@ struct Rates {
 // more per pass. Each region's threads start streaming cold (see calibrate's "DRAM start of a GEMV region").
 constexpr double kMatmulRegionsPerLayer = 4;
 
-// A calibrated rate at each measured input width k, from keys "<prefix><k>_flops_per_s" (in-cache
-// arithmetic, e.g. gemv_q4_1_arith_k576_flops_per_s) or "<prefix><k>_bytes_per_s" (DRAM streaming, e.g.
-// gemv_q8_0_stream_k576_bytes_per_s), sorted by k.
-std::vector<std::pair<double, double>> rates_by_width(const std::map<std::string, double>& measured,
-                                                     const std::string& prefix, const std::string& suffix) {
-  std::vector<std::pair<double, double>> out;
-  for (auto it = measured.lower_bound(prefix); it != measured.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-    const std::string& key = it->first;
-    if (key.size() <= prefix.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-    const std::string digits = key.substr(prefix.size(), key.size() - prefix.size() - suffix.size());
-    // At most 9 digits (a width below 1e9): the keys come from a file, and stod throws on overflow.
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos || !(it->second > 0)) continue;
-    out.emplace_back(std::stod(digits), it->second);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Rate at width k: linear in log k between the nearest measured widths, the end values beyond them.
-double rate_at_width(const std::vector<std::pair<double, double>>& rates, double k) {
-  if (k <= rates.front().first) return rates.front().second;
-  if (k >= rates.back().first) return rates.back().second;
-  auto hi = std::lower_bound(rates.begin(), rates.end(), std::make_pair(k, 0.0));
-  auto lo = hi - 1;
-  const double f = std::log(k / lo->first) / std::log(hi->first / lo->first);
-  return lo->second + f * (hi->second - lo->second);
-}
-
 // Attained rate for an op: calibrated kernel rates where the chip has them (decode GEMV bytes/s,
 // prefill GEMM FLOP/s per format), else the efficiency-scaled datasheet figures.
 double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std::string* bound) {
@@ -116,12 +88,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
   }
   double bw = r.bw, fl = r.flops;
   if (r.use_measured && r.chip) {
-    auto get = [&](const std::string& k) -> double {
-      auto it = r.chip->measured.find(k);
-      return it == r.chip->measured.end() ? 0.0 : it->second;
-    };
-    // The kernels name formats as ggml does (f32, f16); the analyzer's formats are fp32, fp16.
-    const std::string k = op.weight_format == "fp32" ? "f32" : op.weight_format == "fp16" ? "f16" : op.weight_format;
+    const CalibratedRates& cal = r.chip->measured;
+    static const FormatRates kNone;
+    const FormatRates* own = cal.format(op.weight_format);
+    const FormatRates& f = own ? *own : kNone;
     // The op's own token count (its FLOPs over 2 per weight): a prefill's LM head computes one token's logits.
     const double values = op.kind == "matmul" ? op.weight_bytes / find_format(op.weight_format).bytes_per_value() : 0.0;
     const double op_tokens = values > 0 ? op.flops / (2.0 * values) : tokens;
@@ -132,33 +102,26 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the
       // caches (bytes/s), and its arithmetic rate on a cache-resident one (FLOP/s: dequantization and
       // dot products with no memory stall), so a 4-bit GEMV on 2 cores can be compute-bound.
-      // Several tokens (batched decode, speculative verification): gemv_batch's rates at the nearest
+      // Several tokens (batched decode, speculative verification): the batched kernel's rates at the nearest
       // measured batch at or below (4 or 16), else the single-token ones.
-      auto measured_kind = [&](const std::string& kind) {
-        return get(kind + k + "_bytes_per_s") > 0 || get(kind + k + "_arith_flops_per_s") > 0 ||
-               !rates_by_width(r.chip->measured, kind + k + "_stream_k", "_bytes_per_s").empty();
-      };
-      std::string kind = "gemv_";
-      if (tokens >= 16 && measured_kind("gemv_batch16_")) kind = "gemv_batch16_";
-      else if (tokens >= 2 && measured_kind("gemv_batch4_")) kind = "gemv_batch4_";
+      const GemvRates& kind = f.gemv_for(tokens);
+      const bool batched = &kind != &f.gemv;
       // Without per-width rates (an older calibration file): the single-token streaming rate at 14336x4096
       // as the memory roof, else the batched one, and the best in-cache arithmetic rate.
-      if (double v = get("gemv_" + k + "_bytes_per_s"); v > 0) bw = v;
-      else if (double v2 = get(kind + k + "_bytes_per_s"); v2 > 0) bw = v2;
-      if (double v = get(kind + k + "_arith_flops_per_s"); v > 0) fl = v;
-      else if (double v2 = get(kind + k + "_flops_per_s"); v2 > 0 && kind != "gemv_") fl = v2;  // its streaming run's rate
+      if (f.gemv.bytes_per_s > 0) bw = f.gemv.bytes_per_s;
+      else if (kind.bytes_per_s > 0) bw = kind.bytes_per_s;
+      if (kind.arith_flops_per_s > 0) fl = kind.arith_flops_per_s;
+      else if (kind.flops_per_s > 0 && batched) fl = kind.flops_per_s;  // its streaming run's rate
       // Both rates depend on the row length k (per-row reductions, partial SIMD groups, the prefetchers
-      // restarting every row: q8_0 streams at 43 GB/s at k = 4096 but 24 GB/s at k = 576 on this VM).
-      // With rates measured at several widths, each of the op's widths gets its own memory and compute
-      // roof and its own max(); the widths' times add.
+      // restarting every row), so with rates measured at several widths each of the op's widths gets its own
+      // memory and compute roof and its own max(); the widths' times add.
       // Several tokens: the batched kernel's own DRAM rate per width where measured (it stays below the
       // single-token one when the arithmetic per byte grows and overlaps the loads worse), else the
       // single-token rates. The single-token rate is what DRAM delivers; an op that takes over 10% longer
       // than that is called compute-bound.
-      const auto single = rates_by_width(r.chip->measured, "gemv_" + k + "_stream_k", "_bytes_per_s");
-      auto streams = kind == "gemv_" ? single : rates_by_width(r.chip->measured, kind + k + "_stream_k", "_bytes_per_s");
-      if (streams.empty()) streams = single;
-      const auto ariths = rates_by_width(r.chip->measured, kind + k + "_arith_k", "_flops_per_s");
+      const WidthRates& single = f.gemv.stream_bytes_per_s;
+      const WidthRates& streams = batched && !kind.stream_bytes_per_s.empty() ? kind.stream_bytes_per_s : single;
+      const WidthRates& ariths = kind.arith_flops;
       if ((!streams.empty() || !ariths.empty()) && !op.widths.empty()) {
         double total = 0, memory = 0, compute = 0;
         for (const auto& [width, share] : op.widths) {
@@ -174,20 +137,20 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       }
     }
     if (op.kind == "matmul" && !gemv) {
-      if (double v = get("gemm_" + k + "_flops_per_s"); v > 0) fl = v;
+      const GemmRates& g = f.gemm;
+      if (g.flops_per_s > 0) fl = g.flops_per_s;
       // Calibrated as t(n) = A + B n: dequantize-and-pack every weight once per pass, then the FLOPs.
-      const double pack = get("gemm_" + k + "_pack_bytes_per_s"), marginal = get("gemm_" + k + "_marginal_flops_per_s");
-      if (pack > 0 && marginal > 0) {
+      if (g.has_pack_model()) {
         if (bound) *bound = "compute";
         // The activations in and out (fp32) at their measured rate, where calibrate could separate it.
-        const double act = get("gemm_" + k + "_act_bytes_per_s"), act_s = act > 0 ? op.act_bytes / act : 0.0;
+        const double act_s = g.act_bytes_per_s > 0 ? op.act_bytes / g.act_bytes_per_s : 0.0;
         // Past the knot, the tokens beyond it at the slope measured there.
-        const double large = get("gemm_" + k + "_marginal_large_flops_per_s");
-        if (large > 0 && op_tokens > kCalibratedGemmKnotTokens) {
+        if (g.marginal_large_flops_per_s > 0 && op_tokens > kCalibratedGemmKnotTokens) {
           const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
-          return op.weight_bytes / pack + below / marginal + (op.flops - below) / large + act_s;
+          return op.weight_bytes / g.pack_bytes_per_s + below / g.marginal_flops_per_s +
+                 (op.flops - below) / g.marginal_large_flops_per_s + act_s;
         }
-        return op.weight_bytes / pack + op.flops / marginal + act_s;
+        return op.weight_bytes / g.pack_bytes_per_s + op.flops / g.marginal_flops_per_s + act_s;
       }
       // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the measured
       // formats' slowest marginal FLOP/s and their slowest pack rate counted in weights per second, among the
@@ -198,43 +161,32 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       double values_per_s = 0, slowest_marginal = 0;
       const bool op_integer = is_integer_quantized(format_family(op.weight_format));
       for (bool same_kind : {true, false}) {
-        for (const auto& entry : r.chip->measured) {  // not a structured binding: clang 14 cannot capture one
-          const std::string& key = entry.first;
-          const double v = entry.second;
-          const std::string pre = "gemm_", pack_suffix = "_pack_bytes_per_s", marg_suffix = "_marginal_flops_per_s";
-          if (key.rfind(pre, 0) != 0 || !(v > 0)) continue;
-          auto format_of = [&](const std::string& suffix) -> std::string {
-            if (key.size() <= pre.size() + suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) return "";
-            const std::string f = key.substr(pre.size(), key.size() - pre.size() - suffix.size());
-            return f == "f32" ? "fp32" : f == "f16" ? "fp16" : f;
-          };
-          const std::string pack_format = format_of(pack_suffix), marg_format = format_of(marg_suffix);
-          const std::string& f = pack_format.empty() ? marg_format : pack_format;
-          if (f.empty()) continue;
-          const auto names = format_names();  // a calibration file's key naming no known format is passed over
-          if (std::find(names.begin(), names.end(), f) == names.end()) continue;
-          if (same_kind && is_integer_quantized(format_family(f)) != op_integer) continue;
-          if (!pack_format.empty()) {
-            const double per_value = find_format(f).bytes_per_value();
-            values_per_s = values_per_s > 0 ? std::min(values_per_s, v / per_value) : v / per_value;
-          } else {
-            slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, v) : v;
+        for (const auto& entry : cal.formats) {  // not a structured binding: clang 14 cannot capture one
+          const std::string& other = entry.first;
+          const GemmRates& o = entry.second.gemm;
+          if (same_kind && is_integer_quantized(format_family(other)) != op_integer) continue;
+          if (o.pack_bytes_per_s > 0) {
+            const double v = o.pack_bytes_per_s / find_format(other).bytes_per_value();
+            values_per_s = values_per_s > 0 ? std::min(values_per_s, v) : v;
           }
+          if (o.marginal_flops_per_s > 0)
+            slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, o.marginal_flops_per_s) : o.marginal_flops_per_s;
         }
         if (values_per_s > 0 && slowest_marginal > 0) break;  // else: any measured format
         values_per_s = slowest_marginal = 0;
       }
-      if (values_per_s > 0 && slowest_marginal > 0 && get("gemm_" + k + "_flops_per_s") <= 0) {  // its own rate first
+      if (values_per_s > 0 && slowest_marginal > 0 && g.flops_per_s <= 0) {  // its own rate first
         if (bound) *bound = "compute";
         return values / values_per_s + op.flops / slowest_marginal;
       }
     }
     if (op.kind == "attention") {
-      if (double v = get("attention_" + std::string(op.weight_format == "fp32" ? "f32" : "f16") + "_bytes_per_s"); v > 0) bw = v;
+      if (auto it = cal.attention_bytes_per_s.find(op.weight_format == "fp32" ? "fp32" : "fp16");
+          it != cal.attention_bytes_per_s.end() && it->second > 0)
+        bw = it->second;
       // Causal prefill attention is arithmetic (QK^T and PV over P(P+1)/2 pairs): its measured FLOP/s
       // (fp32 scores whatever the KV format) is the compute ceiling, not the GEMM's or the peak.
-      if (!decode)
-        if (double v = get("attention_prefill_f32_flops_per_s"); v > 0) fl = v;
+      if (!decode && cal.attention_prefill_flops_per_s > 0) fl = cal.attention_prefill_flops_per_s;
     }
   }
   const double tm = op.bytes() / bw, tc = op.flops / fl;
@@ -369,23 +321,20 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     rates.per_layer_s = prof.per_layer_s;
     r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : use_profile ? efficiency_source(false, "per_layer_s") : "assumed";
     if (rates.use_measured && !o.layer_overhead_s) {
-      auto it = chip.measured.find("overhead_per_layer_s");
-      if (it != chip.measured.end()) {
-        rates.per_layer_s = it->second;
+      const OverheadRates& fixed = chip.measured.overhead;
+      if (fixed.per_layer_s) {
+        rates.per_layer_s = *fixed.per_layer_s;
         r.provenance["overhead_per_layer_s"] = prov("overhead_per_layer_s");
       }
-      it = chip.measured.find("overhead_per_step_s");
-      if (it != chip.measured.end()) rates.per_step_s = it->second;
+      if (fixed.per_step_s) rates.per_step_s = *fixed.per_step_s;
       // Split form: the 5 barriers of a layer alone, plus the small ops per value they touch. Measured
       // together at Llama-3.1-8B's shape they are 66 µs, of which the barriers are 1.2 µs (workers spin
       // between regions): at SmolLM2-135M's width the same layer's small ops take a seventh of that.
-      auto sync = chip.measured.find("overhead_sync_per_layer_s"), value = chip.measured.find("overhead_per_value_s");
-      if (sync != chip.measured.end() && value != chip.measured.end()) {
-        rates.per_layer_s = sync->second;
-        rates.per_value_s = value->second;
+      if (fixed.sync_per_layer_s && fixed.per_value_s) {
+        rates.per_layer_s = *fixed.sync_per_layer_s;
+        rates.per_value_s = *fixed.per_value_s;
       }
-      if (auto start = chip.measured.find("overhead_region_start_s"); start != chip.measured.end())
-        rates.per_region_s = start->second;
+      if (fixed.region_start_s) rates.per_region_s = *fixed.region_start_s;
     }
     if (!(rates.per_layer_s >= 0 && rates.per_layer_s < 1)) throw InputError("--layer-overhead must be in [0, 1) seconds");
   }

@@ -26,7 +26,7 @@ nlohmann::json chip_json(const ChipSpec& c) {
   j["sources"] = c.sources;
   j["notes"] = c.notes;
   j["provenance"] = c.provenance;
-  j["measured"] = c.measured;
+  j["measured"] = c.measured.entries();
   j["file"] = c.file;
   return j;
 }
@@ -84,7 +84,7 @@ void register_hw(CLI::App& app, Context& ctx) {
                           c.scaleup_domain_size ? std::to_string(*c.scaleup_domain_size) + " devices per domain" : ""});
       if (c.l2_bytes) t.rows.push_back({"L2", reports::bytes(*c.l2_bytes), ""});
       if (c.compute_units) t.rows.push_back({"compute units", std::to_string(*c.compute_units), ""});
-      for (const auto& [k, v] : c.measured) t.rows.push_back({k, reports::sig(v), reports::provenance_of(c, k)});
+      for (const auto& [k, v] : c.measured.entries()) t.rows.push_back({k, reports::sig(v), reports::provenance_of(c, k)});
       for (const auto& s : c.sources) t.footnotes.push_back("source: " + s);
       for (const auto& n : c.notes) t.footnotes.push_back("note: " + n);
       emit(ctx, *out, reports::render({t}, out->format));

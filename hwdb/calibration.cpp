@@ -44,7 +44,9 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
   std::string measured = "measured " + date.substr(0, date.find('T'));
 
   auto set = [&](const std::string& key, double v) {
-    c.measured[key] = v;
+    // A figure the analyzer's key grammar does not know refuses the file: a misspelt rate would otherwise be
+    // passed over and the datasheet's used in its place.
+    if (!c.measured.set(key, v)) throw Rejected{"unknown figure '" + key + "' (see analyzer/calibrated_rates.h)"};
     c.provenance[key] = measured;
   };
   c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);

@@ -54,7 +54,9 @@ ChipSpec overlay(const json& j, int device, const Database& db) {
   const std::string date = text(j, "date", "");
   const std::string measured = "measured " + date.substr(0, date.find('T'));
   auto set = [&](const std::string& key, double v) {
-    c.measured[key] = v;
+    // A figure the analyzer's key grammar does not know refuses the file: a misspelt rate would otherwise be
+    // passed over and the datasheet's used in its place.
+    if (!c.measured.set(key, v)) throw Rejected{"unknown figure '" + key + "' (see analyzer/calibrated_rates.h)"};
     c.provenance[key] = measured;
   };
 

@@ -18,6 +18,7 @@
 #include "analyzer/memory.h"
 #include "analyzer/speed.h"
 #include "analyzer/work.h"
+#include "base/errors.h"
 #include "hwdb/calibration.h"
 #include "engine/forward.h"
 #include "hwdb/host_cpu.h"
@@ -187,7 +188,7 @@ void set_measured(ValidatePoint& p, const Stats& s) {
 void predict_probed(const ModelSpec& m, const ChipSpec& now, const Probe& probe, const RoundSamples& r, ValidatePoint& p) {
   auto at = [&](double bytes_per_s) {
     ChipSpec c = now;
-    c.measured[probe.memory_key] = bytes_per_s;
+    if (!c.measured.set(probe.memory_key, bytes_per_s)) throw InternalError("validate: no calibrated rate is named " + probe.memory_key);
     return c;
   };
   p.probe_bytes_per_s = median(r.memory);

@@ -1,4 +1,4 @@
-// Term sets of the prediction model: chip copies with measured entries erased, asked of rooftop::speed.
+// Term sets of the prediction model: chip copies with some calibrated rates left empty, asked of rooftop::speed.
 #include "microbench/validate_terms.h"
 
 #include <stdexcept>
@@ -7,24 +7,18 @@
 #include "microbench/validate_sweep.h"
 
 namespace rooftop::microbench {
-namespace {
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-bool is_kernel_rate(const std::string& key) {
-  return starts_with(key, "gemv_") || starts_with(key, "gemm_") || starts_with(key, "attention_");
-}
-
-}  // namespace
-
 ChipSpec chip_with_terms(const ChipSpec& chip, int set) {
   if (set < 0 || set >= kTermSets) throw std::invalid_argument("term set index out of range");
   ChipSpec c = chip;
   if (set == kTermSets - 1) return c;
-  for (auto it = c.measured.begin(); it != c.measured.end();) {
-    const bool keep = set == 2 && is_kernel_rate(it->first);
-    it = keep ? std::next(it) : c.measured.erase(it);
+  // Set 2 keeps the kernel rates alone; sets 0 and 1 keep nothing calibrated.
+  CalibratedRates kept;
+  if (set == 2) {
+    kept.formats = c.measured.formats;
+    kept.attention_bytes_per_s = c.measured.attention_bytes_per_s;
+    kept.attention_prefill_flops_per_s = c.measured.attention_prefill_flops_per_s;
   }
+  c.measured = kept;
   return c;
 }
 

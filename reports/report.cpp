@@ -41,7 +41,7 @@ Table calibration_table(const ReportData& d) {
   t.title = "calibrated figures of " + d.chip.id + " (measured on this machine)";
   t.headers = {"figure", "value", "provenance"};
   t.right_align = {false, true, false};
-  for (const auto& [k, v] : d.chip.measured) t.rows.push_back({k, sig(v), provenance_of(d.chip, k)});
+  for (const auto& [k, v] : d.chip.measured.entries()) t.rows.push_back({k, sig(v), provenance_of(d.chip, k)});
   return t;
 }
 
@@ -136,7 +136,7 @@ nlohmann::json report_json(const ReportData& d) {
     }
     j["field"].push_back(c);
   }
-  if (!d.chip.measured.empty()) j["measured"] = d.chip.measured;
+  if (!d.chip.measured.empty()) j["measured"] = d.chip.measured.entries();
   if (!d.validation.is_null()) j["validation"] = d.validation;
   if (!d.validation_notice.empty()) j["validation_notice"] = d.validation_notice;
   j["sources"] = nlohmann::json::array();

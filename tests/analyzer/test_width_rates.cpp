@@ -19,13 +19,13 @@ ChipSpec cpu_with_width_rates() {
   c.memory_bytes = 24e9;
   c.memory_bandwidth_bytes_per_s = 1e15;
   c.peak_flops = {{"fp32", 1e11}, {"int8", 1e12}};
-  c.measured["gemv_q4_1_bytes_per_s"] = 1e15;
-  c.measured["gemv_q4_1_arith_flops_per_s"] = 60e9;  // the best width's rate: used only without per-width ones
-  c.measured["gemv_q4_1_arith_k576_flops_per_s"] = 20e9;
-  c.measured["gemv_q4_1_arith_k1536_flops_per_s"] = 60e9;
-  c.measured["attention_f32_bytes_per_s"] = 1e15;
-  c.measured["overhead_per_layer_s"] = 0;
-  c.measured["overhead_per_step_s"] = 0;
+  REQUIRE(c.measured.set("gemv_q4_1_bytes_per_s", 1e15));
+  REQUIRE(c.measured.set("gemv_q4_1_arith_flops_per_s", 60e9));  // the best width's rate: used only without per-width ones
+  REQUIRE(c.measured.set("gemv_q4_1_arith_k576_flops_per_s", 20e9));
+  REQUIRE(c.measured.set("gemv_q4_1_arith_k1536_flops_per_s", 60e9));
+  REQUIRE(c.measured.set("attention_f32_bytes_per_s", 1e15));
+  REQUIRE(c.measured.set("overhead_per_layer_s", 0));
+  REQUIRE(c.measured.set("overhead_per_step_s", 0));
   return c;
 }
 
@@ -91,10 +91,10 @@ TEST_CASE("widths between two calibrated ones interpolate in log k; beyond them 
 
 TEST_CASE("per-width DRAM streaming rates set each width's memory roof; each width takes its own max", "[speed]") {
   ChipSpec c = cpu_with_width_rates();
-  c.measured["gemv_q4_1_arith_k576_flops_per_s"] = 1e15;  // arithmetic never binds here
-  c.measured["gemv_q4_1_arith_k1536_flops_per_s"] = 1e15;
-  c.measured["gemv_q4_1_stream_k576_bytes_per_s"] = 10e9;
-  c.measured["gemv_q4_1_stream_k1536_bytes_per_s"] = 20e9;
+  REQUIRE(c.measured.set("gemv_q4_1_arith_k576_flops_per_s", 1e15));  // arithmetic never binds here
+  REQUIRE(c.measured.set("gemv_q4_1_arith_k1536_flops_per_s", 1e15));
+  REQUIRE(c.measured.set("gemv_q4_1_stream_k576_bytes_per_s", 10e9));
+  REQUIRE(c.measured.set("gemv_q4_1_stream_k1536_bytes_per_s", 20e9));
   const SpeedPoint p = decode_point(test::smollm2_135m(), c);
   for (size_t i = 0; i < p.decode_ops.size(); ++i) {
     const OpCost& op = p.decode_ops[i];
@@ -110,14 +110,14 @@ TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and 
   const ModelSpec m = test::smollm2_135m();  // 30 layers
   ChipSpec c = cpu_with_width_rates();
   const double without = decode_point(m, c).tpot_s;
-  c.measured["overhead_region_start_s"] = 5e-6;
+  REQUIRE(c.measured.set("overhead_region_start_s", 5e-6));
   const SpeedPoint p = decode_point(m, c);
   // q/k/v, o, gate/up, down per layer, then the LM head: (4 x 30 + 1) x 5 µs = 605 µs.
   CHECK(p.tpot_s - without == Approx(605e-6).epsilon(1e-9));
   // The same cost is in a prompt's prefill pass.
-  c.measured.erase("overhead_region_start_s");
+  c.measured.overhead.region_start_s.reset();
   const double ttft_without = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
-  c.measured["overhead_region_start_s"] = 5e-6;
+  REQUIRE(c.measured.set("overhead_region_start_s", 5e-6));
   const double ttft_with = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, SpeedOptions{}).points.at(0).ttft_s;
   CHECK(ttft_with - ttft_without == Approx(605e-6).epsilon(1e-6));
 }
@@ -126,12 +126,12 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
   const ModelSpec m = whole_block_model();
   ChipSpec c = cpu_with_width_rates();
   // Integer formats share one GEMM (int8 on VNNI CPUs), float formats another: each borrows from its own kind.
-  c.measured["gemm_f32_pack_bytes_per_s"] = 40e9;      // 10e9 weights/s (4 B each)
-  c.measured["gemm_f32_marginal_flops_per_s"] = 70e9;  // the slowest marginal rate overall
-  c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;      // 9.6e9 weights/s (0.625 B each)
-  c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
-  c.measured["gemm_q8_0_pack_bytes_per_s"] = 5e9;      // 4.706e9 weights/s (1.0625 B each): the slowest overall
-  c.measured["gemm_q8_0_marginal_flops_per_s"] = 75e9;
+  REQUIRE(c.measured.set("gemm_f32_pack_bytes_per_s", 40e9));      // 10e9 weights/s (4 B each)
+  REQUIRE(c.measured.set("gemm_f32_marginal_flops_per_s", 70e9));  // the slowest marginal rate overall
+  REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 6e9));      // 9.6e9 weights/s (0.625 B each)
+  REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
+  REQUIRE(c.measured.set("gemm_q8_0_pack_bytes_per_s", 5e9));      // 4.706e9 weights/s (1.0625 B each): the slowest overall
+  REQUIRE(c.measured.set("gemm_q8_0_marginal_flops_per_s", 75e9));
   auto ttft = [&](const std::string& ffn_format) {
     PrecisionPlan plan;
     plan.weights = "q4_1";
@@ -150,21 +150,19 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
   CHECK(ttft("q4_k") - ttft("q4_1") == Approx((V / (5e9 / 1.0625) + F / 75e9) - own).epsilon(1e-6));
   CHECK(ttft("fp16") - ttft("q4_1") == Approx((V / 10e9 + F / 70e9) - own).epsilon(1e-6));
   // A format with its own plain n = 128 rate (its pair rejected as noise) keeps that rate: nothing is borrowed.
-  c.measured["gemm_q4_k_flops_per_s"] = 50e9;
+  REQUIRE(c.measured.set("gemm_q4_k_flops_per_s", 50e9));
   CHECK(ttft("q4_k") - ttft("q4_1") == Approx(F / 50e9 - own).epsilon(1e-6));
   // With no measured format of its kind, a format borrows from every measured one: q4_k then takes f32's pair,
   // as fp16 does.
-  for (const char* k : {"gemm_q4_1_pack_bytes_per_s", "gemm_q4_1_marginal_flops_per_s", "gemm_q8_0_pack_bytes_per_s",
-                        "gemm_q8_0_marginal_flops_per_s", "gemm_q4_k_flops_per_s"})
-    c.measured.erase(k);
+  for (const char* f : {"q4_1", "q8_0", "q4_k"}) c.measured.formats.at(f).gemm = {};
   CHECK(ttft("q4_k") == Approx(ttft("fp16")).epsilon(1e-9));
 }
 
 TEST_CASE("a class whose file mixes formats prices each format's matrices at that format's own rates", "[speed]") {
   // A Q4_K_M-like FFN: gate and up (1536 x 576, k = 576) in q4_1, down (576 x 1536, k = 1536) in q8_0.
   ChipSpec c = cpu_with_width_rates();
-  c.measured["gemv_q8_0_bytes_per_s"] = 1e15;
-  c.measured["gemv_q8_0_arith_flops_per_s"] = 30e9;  // no per-width rates: one rate at every width
+  REQUIRE(c.measured.set("gemv_q8_0_bytes_per_s", 1e15));
+  REQUIRE(c.measured.set("gemv_q8_0_arith_flops_per_s", 30e9));  // no per-width rates: one rate at every width
   const ModelSpec m = test::smollm2_135m();
   PrecisionPlan plan;
   plan.weights = "q4_1";
@@ -188,8 +186,8 @@ TEST_CASE("a class whose file mixes formats prices each format's matrices at tha
 TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond it at the slope measured there", "[speed]") {
   const ModelSpec m = whole_block_model();
   ChipSpec c = cpu_with_width_rates();
-  c.measured["gemm_q4_1_pack_bytes_per_s"] = 6e9;
-  c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
+  REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 6e9));
+  REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
   auto ffn_s = [&](int64_t prompt) {
     PrecisionPlan plan{"q4_1", {}, "fp32", {}, {}, {}};
     SpeedOptions o;
@@ -206,13 +204,13 @@ TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond i
   const double V = 3.0 * 2048 * 1024 * 2, pack = 0.625 * V / 6e9;
   const double below = ffn_s(512);
   CHECK(below == Approx(pack + 2 * V * 512 / 80e9).epsilon(1e-9));  // one slope without the large-n rate
-  c.measured["gemm_q4_1_marginal_large_flops_per_s"] = 40e9;
+  REQUIRE(c.measured.set("gemm_q4_1_marginal_large_flops_per_s", 40e9));
   // 512 tokens: the first 128 at 80e9, the other 384 at 40e9.
   CHECK(ffn_s(512) == Approx(pack + 2 * V * 128 / 80e9 + 2 * V * 384 / 40e9).epsilon(1e-9));
   CHECK(ffn_s(100) == Approx(pack + 2 * V * 100 / 80e9).epsilon(1e-9));  // below the knot: unchanged
   // The activations in and out at their own rate: 2 layers x 100 tokens x (2 x 1024 + 3 x 2048) values x 4 B
   // = 6,553,600 B at 1e9 B/s = 6.5536 ms on top.
-  c.measured["gemm_q4_1_act_bytes_per_s"] = 1e9;
+  REQUIRE(c.measured.set("gemm_q4_1_act_bytes_per_s", 1e9));
   CHECK(ffn_s(100) == Approx(pack + 2 * V * 100 / 80e9 + 6.5536e-3).epsilon(1e-9));
 }
 
@@ -220,8 +218,8 @@ TEST_CASE("a prefill's LM head (one token's logits) is priced as the GEMV the en
   // The analyzer's limit is the kernels' multi-RHS GEMV limit.
   STATIC_REQUIRE(rooftop::kCpuGemvMaxTokens == double(rooftop::kernels::kSmallGemmMaxN));
   ChipSpec c = cpu_with_width_rates();
-  c.measured["gemm_q4_1_pack_bytes_per_s"] = 1e9;  // slow enough that pricing the head as a GEMM would show
-  c.measured["gemm_q4_1_marginal_flops_per_s"] = 80e9;
+  REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 1e9));  // slow enough that pricing the head as a GEMM would show
+  REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
   const ModelSpec m = test::smollm2_135m();  // tied embeddings: the head is the 49152 x 576 q4_1 table
   SpeedOptions o;
   o.batches = {1};

@@ -76,18 +76,18 @@ TEST_CASE("a valid calibration file changes figures and provenance", "[hwdb][cal
   CHECK(c.provenance.at("peak_flops.fp32") == "measured 2026-11-29");
   CHECK(*c.peak("int8") == *cpu.peak("int8"));  // 0 = not measured: the derived figure stays
   CHECK(c.provenance.at("peak_flops.int8") == "derived");
-  CHECK(c.measured.at("gemv_q4_1_bytes_per_s") == f.gemv);
-  CHECK(c.measured.at("gemv_q4_1_flops_per_s") == f.gemv / 2);
-  CHECK(c.measured.at("gemv_q4_1_fraction_of_ceiling") == Approx(f.gemv / f.bw));
-  CHECK(c.measured.at("gemm_f32_flops_per_s") == f.gemm);
-  CHECK(c.measured.count("gemm_f32_bytes_per_s") == 0);
-  CHECK(c.measured.at("l1_bytes_per_s") == f.l1);
-  CHECK(c.measured.at("stream_triad_bytes_per_s") == Approx(f.bw * 0.95));
-  CHECK(c.measured.at("memory_bandwidth_1thread_bytes_per_s") == f.bw1);
-  CHECK(c.measured.at("overhead_per_layer_s") == f.per_layer);
-  CHECK(c.measured.at("overhead_per_step_s") == Approx(10 * f.per_layer));
+  CHECK(c.measured.get("gemv_q4_1_bytes_per_s").value_or(-1) == f.gemv);
+  CHECK(c.measured.get("gemv_q4_1_flops_per_s").value_or(-1) == f.gemv / 2);
+  CHECK(c.measured.get("gemv_q4_1_fraction_of_ceiling").value_or(-1) == Approx(f.gemv / f.bw));
+  CHECK(c.measured.get("gemm_f32_flops_per_s").value_or(-1) == f.gemm);
+  CHECK(c.measured.get("gemm_f32_bytes_per_s").has_value() == false);
+  CHECK(c.measured.get("l1_bytes_per_s").value_or(-1) == f.l1);
+  CHECK(c.measured.get("stream_triad_bytes_per_s").value_or(-1) == Approx(f.bw * 0.95));
+  CHECK(c.measured.get("memory_bandwidth_1thread_bytes_per_s").value_or(-1) == f.bw1);
+  CHECK(c.measured.get("overhead_per_layer_s").value_or(-1) == f.per_layer);
+  CHECK(c.measured.get("overhead_per_step_s").value_or(-1) == Approx(10 * f.per_layer));
   CHECK(c.provenance.at("gemv_q4_1_bytes_per_s") == "measured 2026-11-29");
-  CHECK(c.measured.count("overhead_region_start_s") == 0);  // an older file without it: no region cost
+  CHECK(c.measured.get("overhead_region_start_s").has_value() == false);  // an older file without it: no region cost
 }
 
 TEST_CASE("the DRAM start per GEMV region is read when present; 0 is a measurement, 1 ms or more is not", "[hwdb][calibration]") {
@@ -98,10 +98,10 @@ TEST_CASE("the DRAM start per GEMV region is read when present; 0 is a measureme
   j["overhead"]["region_start_s"] = 4.7e-6;
   auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
   CHECK(why.empty());
-  CHECK(c.measured.at("overhead_region_start_s") == 4.7e-6);
+  CHECK(c.measured.get("overhead_region_start_s").value_or(-1) == 4.7e-6);
   CHECK(c.provenance.at("overhead_region_start_s") == "measured 2026-11-29");
   j["overhead"]["region_start_s"] = 0.0;
-  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.at("overhead_region_start_s") == 0.0);
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.get("overhead_region_start_s").value_or(-1) == 0.0);
   for (double bad : {-1e-6, 2e-3}) {
     j["overhead"]["region_start_s"] = bad;
     CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());  // the file is refused whole
@@ -143,6 +143,25 @@ TEST_CASE("foreign, truncated, wrong-schema or half-bad files are ignored whole"
   j["memory_bandwidth_bytes_per_s"] = "fast";
   CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
   CHECK(why.find("memory_bandwidth_bytes_per_s is not a number") != std::string::npos);
+}
+
+TEST_CASE("a kernel figure the key grammar does not know refuses the file, naming it", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  Figures f = random_figures(17);
+  std::string why;
+  auto j = calibration_json("Made-up EPYC|2|25", f);
+  // A misspelt width key: before the typed rates it was passed over and the datasheet bandwidth priced instead.
+  j["kernels"].push_back({{"name", "gemv_q4_1_strem_k576"}, {"op", "gemv"}, {"bytes_per_s", 20e9}});
+  auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(c.measured.empty());
+  CHECK(c.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
+  CHECK(why.find("gemv_q4_1_strem_k576_bytes_per_s") != std::string::npos);
+  // Spelt right, it is filed as the q4_1 GEMV's streaming rate at width 576.
+  j["kernels"].back()["name"] = "gemv_q4_1_stream_k576";
+  c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(why.empty());
+  REQUIRE(c.measured.format("q4_1") != nullptr);
+  CHECK(c.measured.format("q4_1")->gemv.stream_bytes_per_s == rooftop::WidthRates{{576.0, 20e9}});
 }
 
 TEST_CASE("Database::get(\"cpu\") reads this machine's calibration file", "[hwdb][calibration]") {

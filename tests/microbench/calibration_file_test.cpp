@@ -104,22 +104,22 @@ TEST_CASE("a calibration written by calibration_json is read back by hwdb with t
     CHECK(c.provenance.at("peak_flops.fp32") == "measured 2026-11-29");
     // int8 was skipped: the derived figure stays, and says so.
     CHECK(c.provenance.at("peak_flops.int8") != "measured 2026-11-29");
-    CHECK(c.measured.at("memory_bandwidth_1thread_bytes_per_s") == Approx(r.memory_bandwidth_1thread_bytes_per_s));
-    CHECK(c.measured.at("l1_bytes_per_s") == Approx(r.levels[0].bytes_per_s));
-    CHECK(c.measured.at("dram_bytes_per_s") == Approx(r.levels[3].bytes_per_s));
-    CHECK(c.measured.at("stream_triad_bytes_per_s") == Approx(r.stream.get("triad").bytes_per_s));
-    CHECK(c.measured.at("gemv_q4_1_bytes_per_s") == Approx(r.kernels[0].bytes_per_s));
-    CHECK(c.measured.at("gemv_q4_1_fraction_of_ceiling") == Approx(r.kernels[0].bytes_per_s / r.memory_bandwidth_bytes_per_s));
-    CHECK(c.measured.at("gemm_f32_flops_per_s") == Approx(r.kernels[1].flops_per_s));
+    CHECK(c.measured.get("memory_bandwidth_1thread_bytes_per_s").value_or(-1) == Approx(r.memory_bandwidth_1thread_bytes_per_s));
+    CHECK(c.measured.get("l1_bytes_per_s").value_or(-1) == Approx(r.levels[0].bytes_per_s));
+    CHECK(c.measured.get("dram_bytes_per_s").value_or(-1) == Approx(r.levels[3].bytes_per_s));
+    CHECK(c.measured.get("stream_triad_bytes_per_s").value_or(-1) == Approx(r.stream.get("triad").bytes_per_s));
+    CHECK(c.measured.get("gemv_q4_1_bytes_per_s").value_or(-1) == Approx(r.kernels[0].bytes_per_s));
+    CHECK(c.measured.get("gemv_q4_1_fraction_of_ceiling").value_or(-1) == Approx(r.kernels[0].bytes_per_s / r.memory_bandwidth_bytes_per_s));
+    CHECK(c.measured.get("gemm_f32_flops_per_s").value_or(-1) == Approx(r.kernels[1].flops_per_s));
     // The GEMM's roof: the peak of the operands this machine's kernel table multiplies f32 weights with (bf16 where
     // it rounds both operands: the avx512_bf16 and amx tables; else fp32).
     const bool bf16_operands = rooftop::kernels::active_kernels().gemm_operand_rounding > 0;
-    CHECK(c.measured.at("gemm_f32_fraction_of_ceiling") ==
+    CHECK(c.measured.get("gemm_f32_fraction_of_ceiling").value_or(-1) ==
           Approx(r.kernels[1].flops_per_s / (bf16_operands ? r.peaks[2].ops_per_s : r.peaks[0].ops_per_s)));
     CHECK(r.kernels[1].ceiling == (bf16_operands ? "peak_flops.bf16" : "peak_flops.fp32"));
-    CHECK(c.measured.at("overhead_per_layer_s") == Approx(r.overhead.per_layer_s));
-    CHECK(c.measured.at("overhead_per_step_s") == Approx(r.overhead.per_step_s));
-    CHECK(c.measured.at("overhead_region_start_s") == Approx(r.overhead.region_start.per_region_s));
+    CHECK(c.measured.get("overhead_per_layer_s").value_or(-1) == Approx(r.overhead.per_layer_s));
+    CHECK(c.measured.get("overhead_per_step_s").value_or(-1) == Approx(r.overhead.per_step_s));
+    CHECK(c.measured.get("overhead_region_start_s").value_or(-1) == Approx(r.overhead.region_start.per_region_s));
     CHECK(c.provenance.at("gemv_q4_1_bytes_per_s") == "measured 2026-11-29");
   }
 }
@@ -162,13 +162,13 @@ TEST_CASE("a refresh overlaid on a full calibration replaces what it measured an
   const rooftop::ChipSpec both = rooftop::hwdb::apply_calibration(first, calibration_json(refresh), &why);
   REQUIRE(why.empty());
   CHECK(both.memory_bandwidth_bytes_per_s == Approx(refresh.memory_bandwidth_bytes_per_s));
-  CHECK(both.measured.at("gemv_q4_1_bytes_per_s") == Approx(refresh.kernels[0].bytes_per_s));
-  CHECK(both.measured.at("overhead_per_layer_s") == Approx(refresh.overhead.per_layer_s));
+  CHECK(both.measured.get("gemv_q4_1_bytes_per_s").value_or(-1) == Approx(refresh.kernels[0].bytes_per_s));
+  CHECK(both.measured.get("overhead_per_layer_s").value_or(-1) == Approx(refresh.overhead.per_layer_s));
   // Not measured by the refresh: the full calibration's figures stay.
-  CHECK(both.measured.at("gemm_f32_flops_per_s") == Approx(full.kernels[1].flops_per_s));
-  CHECK(both.measured.at("memory_bandwidth_1thread_bytes_per_s") == Approx(full.memory_bandwidth_1thread_bytes_per_s));
+  CHECK(both.measured.get("gemm_f32_flops_per_s").value_or(-1) == Approx(full.kernels[1].flops_per_s));
+  CHECK(both.measured.get("memory_bandwidth_1thread_bytes_per_s").value_or(-1) == Approx(full.memory_bandwidth_1thread_bytes_per_s));
   CHECK(both.peak_flops.at("fp32") == Approx(full.peaks[0].ops_per_s));
-  CHECK(both.measured.at("dram_bytes_per_s") == Approx(full.levels[3].bytes_per_s));
+  CHECK(both.measured.get("dram_bytes_per_s").value_or(-1) == Approx(full.levels[3].bytes_per_s));
   CHECK(refresh.memory_bandwidth_bytes_per_s != Approx(full.memory_bandwidth_bytes_per_s));  // the seeds differ
 }
 
@@ -199,7 +199,7 @@ TEST_CASE("run_calibration's refresh mode measures only the asked format's figur
   std::string why;
   const rooftop::ChipSpec c = rooftop::hwdb::apply_calibration(rooftop::hwdb::detect_host_cpu(), calibration_json(r), &why);
   CHECK(why.empty());
-  CHECK(c.measured.count("gemv_q8_0_bytes_per_s") == 1);
+  CHECK(c.measured.get("gemv_q8_0_bytes_per_s").has_value());
   // The DRAM start of a GEMV region, measured in every mode (quick: the q8_0 SmolLM2 FFN shape only).
   REQUIRE(r.overhead.region_start.shapes.size() == 1);
   const auto& shape = r.overhead.region_start.shapes[0];
@@ -210,5 +210,5 @@ TEST_CASE("run_calibration's refresh mode measures only the asked format's figur
   CHECK(std::isfinite(shape.excess_s));
   CHECK(r.overhead.region_start.per_region_s == std::max(0.0, shape.excess_s));  // the one shape's median excess
   CHECK(r.overhead.region_start.per_region_s < 1e-3);
-  CHECK(c.measured.at("overhead_region_start_s") == r.overhead.region_start.per_region_s);
+  CHECK(c.measured.get("overhead_region_start_s").value_or(-1) == r.overhead.region_start.per_region_s);
 }

@@ -66,7 +66,7 @@ TEST_CASE("a sweep with the real file measures the engine's decode at each conte
   config.model_file = rooftop::test::smollm2_path();
   config.file_spec = models::from_gguf(config.model_file);
   ChipSpec calibrated = hwdb::detect_host_cpu();
-  calibrated.measured["overhead_per_layer_s"] = 30e-6;  // marks it calibrated; the refresh measures the rest
+  REQUIRE(calibrated.measured.set("overhead_per_layer_s", 30e-6));  // marks it calibrated; the refresh measures the rest
   const SweepResult r = run_sweep(config, calibrated, {});
   INFO("skipped: " << (r.skipped.empty() ? std::string() : r.skipped[0]));
   REQUIRE(r.skipped.empty());

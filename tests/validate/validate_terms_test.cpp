@@ -24,14 +24,14 @@ ModelSpec toy2() { return rooftop::test::toy_model(); }
 // The cpu card with a made-up calibration: kernel rates, fixed costs, and a stream figure.
 ChipSpec calibrated_cpu() {
   ChipSpec c = hwdb::load().get("cpu");
-  c.measured.clear();
+  c.measured = {};
   c.memory_bandwidth_bytes_per_s = 20e9;
-  c.measured["gemv_f32_bytes_per_s"] = 12e9;
-  c.measured["gemv_q4_1_bytes_per_s"] = 4e9;
-  c.measured["attention_f32_bytes_per_s"] = 8e9;
-  c.measured["overhead_per_layer_s"] = 30e-6;
-  c.measured["overhead_per_step_s"] = 50e-6;
-  c.measured["stream_copy_bytes_per_s"] = 18e9;
+  REQUIRE(c.measured.set("gemv_f32_bytes_per_s", 12e9));
+  REQUIRE(c.measured.set("gemv_q4_1_bytes_per_s", 4e9));
+  REQUIRE(c.measured.set("attention_f32_bytes_per_s", 8e9));
+  REQUIRE(c.measured.set("overhead_per_layer_s", 30e-6));
+  REQUIRE(c.measured.set("overhead_per_step_s", 50e-6));
+  REQUIRE(c.measured.set("stream_copy_bytes_per_s", 18e9));
   return c;
 }
 
@@ -46,14 +46,17 @@ ValidatePoint shaped(const char* format, int64_t context, int64_t batch, double 
 
 }  // namespace
 
-TEST_CASE("term sets erase the right measured entries", "[validate]") {
+TEST_CASE("term sets keep the right calibrated rates", "[validate]") {
   const ChipSpec c = calibrated_cpu();
   CHECK(chip_with_terms(c, 1).measured.empty());
   const ChipSpec k = chip_with_terms(c, 2);
-  CHECK(k.measured.size() == 3);  // gemv_f32, gemv_q4_1, attention_f32
-  CHECK(k.measured.count("gemv_q4_1_bytes_per_s") == 1);
-  CHECK(k.measured.count("overhead_per_layer_s") == 0);
-  CHECK(chip_with_terms(c, 3).measured.size() == c.measured.size());
+  CHECK(k.measured.entries().size() == 3);  // gemv_f32, gemv_q4_1, attention_f32
+  CHECK(k.measured.get("gemv_q4_1_bytes_per_s").has_value());
+  CHECK(k.measured.get("overhead_per_layer_s").has_value() == false);
+  CHECK(!k.measured.overhead.per_step_s);
+  CHECK(k.measured.format("q4_1")->gemv.bytes_per_s == 4e9);
+  CHECK(chip_with_terms(c, 3).measured.entries() == c.measured.entries());
+  CHECK(c.measured.entries().size() == 6);
   CHECK(chip_with_terms(c, 1).memory_bandwidth_bytes_per_s == 20e9);  // the calibrated figure stays
   CHECK_THROWS_AS(chip_with_terms(c, 4), std::invalid_argument);
   CHECK(std::string(term_set_name(0)) == "law");
@@ -208,7 +211,7 @@ TEST_CASE("a refreshed sweep probes every decode point's memory roof and predict
   config.refresh_calibration = true;
   const ChipSpec chip = hwdb::detect_host_cpu();
   ChipSpec calibrated = chip;
-  calibrated.measured["overhead_per_layer_s"] = 30e-6;  // marks it calibrated; the refresh measures the rest
+  REQUIRE(calibrated.measured.set("overhead_per_layer_s", 30e-6));  // marks it calibrated; the refresh measures the rest
   const SweepResult r = run_sweep(config, calibrated, {});
   INFO("skipped: " << (r.skipped.empty() ? std::string() : r.skipped[0]));
   REQUIRE(r.skipped.empty());

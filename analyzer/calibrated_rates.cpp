@@ -1,0 +1,216 @@
+// The calibration key grammar, read (`set`) and written (`entries`) in one place.
+#include "analyzer/calibrated_rates.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "analyzer/formats.h"
+
+namespace rooftop {
+
+double rate_at_width(const WidthRates& rates, double k) {
+  if (k <= rates.front().first) return rates.front().second;
+  if (k >= rates.back().first) return rates.back().second;
+  auto hi = std::lower_bound(rates.begin(), rates.end(), std::make_pair(k, 0.0));
+  auto lo = hi - 1;
+  const double f = std::log(k / lo->first) / std::log(hi->first / lo->first);
+  return lo->second + f * (hi->second - lo->second);
+}
+
+const GemvRates& FormatRates::gemv_for(double tokens) const {
+  if (tokens >= 16 && batch16.measured()) return batch16;
+  if (tokens >= 2 && batch4.measured()) return batch4;
+  return gemv;
+}
+
+namespace {
+
+constexpr std::string_view kBytes = "_bytes_per_s", kFlops = "_flops_per_s", kFraction = "_fraction_of_ceiling";
+constexpr const char* kGemvKinds[] = {"gemv_batch16_", "gemv_batch4_", "gemv_"};  // longest first
+
+bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(s.size() - p.size()) == p; }
+
+// A width of 1 to 9 digits (under 1e9: the keys come from a file), or nullopt.
+std::optional<double> width(std::string_view digits) {
+  if (digits.empty() || digits.size() > 9 || digits[0] == '0') return std::nullopt;
+  for (char c : digits)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  return std::stod(std::string(digits));
+}
+// "_m<d>_k<d>": one kernel run at its own shape.
+bool is_shape(std::string_view v) {
+  if (!starts(v, "_m")) return false;
+  const auto k = v.find("_k", 2);
+  return k != std::string_view::npos && width(v.substr(2, k - 2)) && width(v.substr(k + 2));
+}
+
+// The format a kernel name's stem starts with ("q4_k" in "q4_k_arith_k1536"), the longest known name or alias
+// that is the whole stem or is followed by '_'. Empty when none.
+std::string_view format_prefix(std::string_view stem) {
+  std::string_view best;
+  for (const auto& f : all_formats()) {
+    auto consider = [&](const std::string& n) {
+      if (n.size() > best.size() && starts(stem, n) && (stem.size() == n.size() || stem[n.size()] == '_'))
+        best = stem.substr(0, n.size());
+    };
+    consider(f.name);
+    for (const auto& a : f.aliases) consider(a);
+  }
+  return best;
+}
+
+// The key spelling of a format: the kernels' (ggml's) names for the two plain floats, else the analyzer's.
+std::string key_format(const std::string& name) { return name == "fp32" ? "f32" : name == "fp16" ? "f16" : name; }
+
+void put_width(WidthRates& rates, double k, double v) {
+  auto it = std::lower_bound(rates.begin(), rates.end(), std::make_pair(k, 0.0),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (it != rates.end() && it->first == k) it->second = v;
+  else rates.insert(it, {k, v});
+}
+
+}  // namespace
+
+bool CalibratedRates::set(std::string_view key, double value) {
+  if (!std::isfinite(value) || value < 0) return false;
+  // Fixed costs.
+  const std::pair<std::string_view, std::optional<double> OverheadRates::*> fixed[] = {
+      {"overhead_per_layer_s", &OverheadRates::per_layer_s},
+      {"overhead_per_step_s", &OverheadRates::per_step_s},
+      {"overhead_sync_per_layer_s", &OverheadRates::sync_per_layer_s},
+      {"overhead_per_value_s", &OverheadRates::per_value_s},
+      {"overhead_region_start_s", &OverheadRates::region_start_s}};
+  for (const auto& [name, member] : fixed)
+    if (key == name) return overhead.*member = value, true;
+  auto report = [&] { return reported[std::string(key)] = value, true; };
+  // Figures shown only: whole-machine bandwidths and GPU power.
+  for (std::string_view k : {"memory_bandwidth_1thread_bytes_per_s", "device_memory_bytes", "power_watts_during_decode",
+                             "joules_per_token"})
+    if (key == k) return report();
+  if (ends(key, kBytes) && !key.substr(0, key.size() - kBytes.size()).empty()) {
+    const std::string_view level = key.substr(0, key.size() - kBytes.size());
+    if (level == "dram" || (level.size() == 2 && level[0] == 'l' && std::isdigit(static_cast<unsigned char>(level[1]))))
+      return report();  // a cache level's read bandwidth
+    if (starts(level, "stream_") && level.size() > 7 &&
+        std::all_of(level.begin() + 7, level.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)) || c == '_' || std::isdigit(static_cast<unsigned char>(c)); }))
+      return report();  // STREAM's copy/scale/add/triad/read
+  }
+  // A kernel's figure: <name>_bytes_per_s, <name>_flops_per_s or <name>_fraction_of_ceiling.
+  const bool bytes = ends(key, kBytes), flops = ends(key, kFlops), fraction = ends(key, kFraction);
+  if (!bytes && !flops && !fraction) return false;
+  const std::string_view name = key.substr(0, key.size() - (bytes ? kBytes : flops ? kFlops : kFraction).size());
+  // A GPU's copy and read kernels (its DRAM roof); OpenBLAS's fp32 GEMM, timed beside ours as a reference.
+  if (name == "copy" || name == "read") return report();
+  if (starts(name, "sgemm_openblas") && (name.size() == 14 || is_shape(name.substr(14)))) return report();
+  if (starts(name, "attention_")) {
+    const bool prefill = starts(name, "attention_prefill_");
+    const std::string_view fmt = name.substr(prefill ? 18 : 10);
+    if (fmt.empty() || format_prefix(fmt) != fmt) return false;
+    const std::string canonical = find_format(fmt).name;
+    if (fraction) return report();
+    if (prefill && flops && canonical == "fp32") return attention_prefill_flops_per_s = value, true;
+    if (!prefill && bytes) return attention_bytes_per_s[canonical] = value, true;
+    return report();
+  }
+  const bool gemm = starts(name, "gemm_");
+  const char* kind = "gemm_";
+  if (!gemm) {
+    kind = nullptr;
+    for (const char* k : kGemvKinds)
+      if (starts(name, k)) { kind = k; break; }
+    if (!kind) return false;
+  }
+  const std::string_view stem = name.substr(std::string_view(kind).size());
+  const std::string_view fmt = format_prefix(stem);
+  if (fmt.empty()) return false;
+  const std::string_view variant = stem.substr(fmt.size());
+  const std::string canonical = find_format(fmt).name;
+  if (gemm) {
+    // The format's entry is created only when a priced figure is filed.
+    auto file = [&](double GemmRates::*member) { return (formats[canonical].gemm.*member) = value, true; };
+    if (variant.empty() && flops) return file(&GemmRates::flops_per_s);
+    if (variant == "_pack" && bytes) return file(&GemmRates::pack_bytes_per_s);
+    if (variant == "_marginal" && flops) return file(&GemmRates::marginal_flops_per_s);
+    if (variant == "_marginal_large" && flops) return file(&GemmRates::marginal_large_flops_per_s);
+    if (variant == "_act" && bytes) return file(&GemmRates::act_bytes_per_s);
+    const bool shown = variant.empty() || variant == "_pack" || variant == "_marginal" || variant == "_marginal_large" ||
+                       variant == "_act" || variant == "_dequant_sgemm_openblas" || is_shape(variant) ||
+                       (starts(variant, "_n") && width(variant.substr(2)));
+    return shown && report();
+  }
+  auto rates = [&]() -> GemvRates& {
+    FormatRates& f = formats[canonical];
+    return std::string_view(kind) == "gemv_" ? f.gemv : std::string_view(kind) == "gemv_batch4_" ? f.batch4 : f.batch16;
+  };
+  if (variant.empty() && bytes) return rates().bytes_per_s = value, true;
+  if (variant.empty() && flops) return rates().flops_per_s = value, true;
+  if (variant == "_arith" && flops) return rates().arith_flops_per_s = value, true;
+  if (starts(variant, "_arith_k") && flops)
+    if (auto k = width(variant.substr(8))) return put_width(rates().arith_flops, *k, value), true;
+  if (starts(variant, "_stream_k") && bytes)
+    if (auto k = width(variant.substr(9))) return put_width(rates().stream_bytes_per_s, *k, value), true;
+  const bool shown = variant.empty() || variant == "_arith" || is_shape(variant) ||
+                     (starts(variant, "_arith_k") && width(variant.substr(8))) ||
+                     (starts(variant, "_stream_k") && width(variant.substr(9)));
+  return shown && report();
+}
+
+std::map<std::string, double> CalibratedRates::entries() const {
+  std::map<std::string, double> out = reported;
+  auto put = [&](const std::string& key, double v) {
+    if (v > 0) out[key] = v;
+  };
+  for (const auto& [name, f] : formats) {
+    const std::string fmt = key_format(name);
+    const std::pair<const char*, const GemvRates*> kinds[] = {{"gemv_", &f.gemv}, {"gemv_batch4_", &f.batch4}, {"gemv_batch16_", &f.batch16}};
+    for (const auto& [kind, g] : kinds) {
+      const std::string base = kind + fmt;
+      put(base + "_bytes_per_s", g->bytes_per_s);
+      put(base + "_flops_per_s", g->flops_per_s);
+      put(base + "_arith_flops_per_s", g->arith_flops_per_s);
+      for (const auto& [k, v] : g->stream_bytes_per_s) put(base + "_stream_k" + std::to_string(static_cast<long long>(k)) + "_bytes_per_s", v);
+      for (const auto& [k, v] : g->arith_flops) put(base + "_arith_k" + std::to_string(static_cast<long long>(k)) + "_flops_per_s", v);
+    }
+    const std::string base = "gemm_" + fmt;
+    put(base + "_flops_per_s", f.gemm.flops_per_s);
+    put(base + "_pack_bytes_per_s", f.gemm.pack_bytes_per_s);
+    put(base + "_marginal_flops_per_s", f.gemm.marginal_flops_per_s);
+    put(base + "_marginal_large_flops_per_s", f.gemm.marginal_large_flops_per_s);
+    put(base + "_act_bytes_per_s", f.gemm.act_bytes_per_s);
+  }
+  for (const auto& [name, v] : attention_bytes_per_s) put("attention_" + key_format(name) + "_bytes_per_s", v);
+  put("attention_prefill_f32_flops_per_s", attention_prefill_flops_per_s);
+  const std::pair<const char*, const std::optional<double>*> fixed[] = {
+      {"overhead_per_layer_s", &overhead.per_layer_s},         {"overhead_per_step_s", &overhead.per_step_s},
+      {"overhead_sync_per_layer_s", &overhead.sync_per_layer_s}, {"overhead_per_value_s", &overhead.per_value_s},
+      {"overhead_region_start_s", &overhead.region_start_s}};
+  for (const auto& [key, v] : fixed)
+    if (*v) out[key] = **v;  // 0 is a measurement here (no start cost seen)
+  return out;
+}
+
+std::optional<double> CalibratedRates::get(std::string_view key) const {
+  const auto all = entries();
+  auto it = all.find(std::string(key));
+  if (it == all.end()) return std::nullopt;
+  return it->second;
+}
+
+bool CalibratedRates::empty() const { return entries().empty(); }
+
+const FormatRates* CalibratedRates::format(std::string_view name) const {
+  const std::string_view fmt = format_prefix(name);
+  if (fmt.size() != name.size()) return nullptr;
+  auto it = formats.find(find_format(fmt).name);
+  return it == formats.end() ? nullptr : &it->second;
+}
+
+void CalibratedRates::clear_kernel_rates() {
+  formats.clear();
+  attention_bytes_per_s.clear();
+  attention_prefill_flops_per_s = 0;
+}
+
+}  // namespace rooftop
