@@ -18,6 +18,7 @@
 #include "microbench/calibration_record.h"
 #include "microbench/validate_chart.h"
 #include "microbench/validate_render.h"
+#include "microbench/validate_gpu_plan.h"
 #include "microbench/validate_sweep.h"
 #include "models/models.h"
 #include "reports/report.h"
@@ -95,7 +96,15 @@ void register_validate(CLI::App& app, Context& ctx) {
         throw InputError("--max-memory must be a positive number of bytes (e.g. 8e9)");
       if (const int device = parse_device(o->device); device >= 0) {
         // The GPU sweep: InputError ("no CUDA device ...", exit 2) where there is none.
-        const gpu::GpuValidation v = gpu::validate(device, o->quick);
+        std::vector<ModelSpec> cards;
+        std::vector<std::string> skipped;
+        for (const auto& id : microbench::gpu_validation_model_ids()) {
+          if (const ModelSpec* m = model_database(ctx).find(id)) cards.push_back(*m);
+          else skipped.push_back(id + " skipped: not in the model database");
+        }
+        const auto plan = microbench::gpu_validation_plan(cards, &skipped);
+        gpu::GpuValidation v = gpu::validate(device, o->quick, plan);
+        v.notes.insert(v.notes.end(), skipped.begin(), skipped.end());
         if (o->out.format == "json") {
           emit(ctx, o->out, gpu::to_json(v) + "\n");
           return kExitOk;

@@ -63,25 +63,31 @@ std::string to_json(const GpuCalibration& c);
 
 // ---- the bandwidth-law sweep (validate) ----
 
-// Decoder layer shapes of a model, as its HF config.json gives them (see validation_models()).
+// Decoder layer shapes of a llama-like model (dense SwiGLU FFN, grouped-query attention), from its model card.
 struct GpuModelShape {
   std::string id;                   // "llama-3.1-8b"
   int64_t hidden = 0, ffn = 0, heads = 0, kv_heads = 0, head_dim = 0, layers = 0, vocab = 0;
 };
-// smollm2-135m, qwen2.5-1.5b, llama-3.1-8b.
-const std::vector<GpuModelShape>& validation_models();
-// Bytes one decode step at `context` cached positions moves: per layer the q/k/v/o/gate/up/down
-// GEMV weights in `format` ("bf16", "fp8_e4m3", "q8_0", "q4_1") plus their fp32 input and output
-// vectors, the bf16 K and V cache (2 * context * kv_heads * head_dim * 2) plus fp32 q and output;
-// then the LM head (vocab, hidden). Throws InputError for an unknown format.
-int64_t decode_bytes_per_token(const GpuModelShape& m, const std::string& format, int64_t context);
+// Cached positions every decode step's attention reads in the sweep.
+constexpr int64_t kValidationContext = 1024;
+// One point of the sweep's plan (microbench/validate_gpu_plan.h builds it from model cards): a model's shape in
+// one weight format ("bf16", "fp8_e4m3", "q8_0", "q4_1"), and the bytes one decode step moves by the analyzer's
+// accounting (pass_work), the same as the CPU sweep's.
+struct GpuPlanPoint {
+  GpuModelShape model;
+  std::string format;
+  int64_t context = kValidationContext;
+  int64_t bytes_per_token = 0;
+};
+// The weight formats the GPU decode kernels run.
+const std::vector<std::string>& validation_formats();
 
 // One point of the sweep: a model in one weight format, one decode step timed on the GPU.
 struct GpuValidationPoint {
   std::string model;                // "llama-3.1-8b"
   std::string format;               // "bf16" | "fp8_e4m3" | "q8_0" | "q4_1"
   int64_t context = 0;              // cached positions the attention reads
-  int64_t bytes_per_token = 0;      // decode_bytes_per_token
+  int64_t bytes_per_token = 0;      // the plan point's (the analyzer's pass_work)
   int launches_per_token = 0;       // kernels in one step (7 GEMV + 2 attention per layer, + LM head)
   double seconds_median = 0;        // one decode step, median over the repetitions
   double seconds_spread = 0;        // (max - min) / median
@@ -108,11 +114,11 @@ struct GpuValidation {
 void apply_law(GpuValidationPoint& p, double memory_bandwidth_bytes_per_s);
 // Median and max of |relative_error| over v.points (0 when there are none).
 void summarize(GpuValidation& v);
-// The sweep on device `device`: for each model and format the GEMV kernels support, allocate every
+// The sweep on device `device`: for each plan point whose shape the GEMV kernels support, allocate every
 // layer's weights and KV cache (random, distinct buffers), capture one decode step as a CUDA graph,
 // time it with events (warm-up, median), check every output was written, and compare with the law.
 // Throws InputError("no CUDA device ...") when there is none or `device` is out of range.
-GpuValidation validate(int device, bool quick);
+GpuValidation validate(int device, bool quick, const std::vector<GpuPlanPoint>& plan);
 std::string to_json(const GpuValidation& v);
 
 }  // namespace rooftop::gpu

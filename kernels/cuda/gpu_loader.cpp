@@ -21,7 +21,7 @@ struct Module {
   int (*device_count)() = nullptr;
   void (*no_device_reason)(std::string*) = nullptr;
   void (*calibrate)(int, bool, GpuCalibration*) = nullptr;
-  void (*validate)(int, bool, GpuValidation*) = nullptr;
+  void (*validate)(int, bool, const std::vector<GpuPlanPoint>*, GpuValidation*) = nullptr;
 };
 
 std::string executable_dir() {
@@ -50,7 +50,7 @@ const Module& module() {
     m.device_count = reinterpret_cast<int (*)()>(dlsym(m.handle, "rooftop_gpu_device_count"));
     m.no_device_reason = reinterpret_cast<void (*)(std::string*)>(dlsym(m.handle, "rooftop_gpu_no_device_reason"));
     m.calibrate = reinterpret_cast<void (*)(int, bool, GpuCalibration*)>(dlsym(m.handle, "rooftop_gpu_calibrate"));
-    m.validate = reinterpret_cast<void (*)(int, bool, GpuValidation*)>(dlsym(m.handle, "rooftop_gpu_validate"));
+    m.validate = reinterpret_cast<void (*)(int, bool, const std::vector<GpuPlanPoint>*, GpuValidation*)>(dlsym(m.handle, "rooftop_gpu_validate"));
     if (!m.device_count || !m.no_device_reason || !m.calibrate || !m.validate) {
       m.error = "the CUDA module lacks its entry points (a stale build?)";
       m.handle = nullptr;
@@ -81,10 +81,10 @@ GpuCalibration calibrate(int device, bool quick) {
   return c;
 }
 
-GpuValidation validate(int device, bool quick) {
+GpuValidation validate(int device, bool quick, const std::vector<GpuPlanPoint>& plan) {
   if (!module().handle) no_device(device);
   GpuValidation v;
-  module().validate(device, quick, &v);
+  module().validate(device, quick, &plan, &v);
   return v;
 }
 

@@ -16,7 +16,7 @@ GpuCalibration calibrate(int device, bool /*quick*/) {
                    "; expected --device cpu");
 }
 
-GpuValidation validate(int device, bool /*quick*/) {
+GpuValidation validate(int device, bool /*quick*/, const std::vector<GpuPlanPoint>& /*plan*/) {
   throw InputError("no CUDA device cuda:" + std::to_string(device) + ": " + no_device_reason() +
                    "; expected --device cpu");
 }

@@ -22,7 +22,6 @@ namespace rooftop::gpu {
 namespace {
 using namespace rooftop::cuda;
 
-constexpr int64_t kContext = 1024;  // cached positions every attention reads
 
 std::string utc_now_iso() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -70,7 +69,7 @@ class DecodeModel {
     x_q_ = random_floats(q, rng);
     x_ffn_ = random_floats(m.ffn, rng);
     q_attn_ = random_floats(q, rng);
-    splits_ = attention_splits(m.heads, kContext, sms);
+    splits_ = attention_splits(m.heads, kValidationContext, sms);
     ws_ = DeviceBuffer(size_t(4 * attention_workspace_floats(m.heads, m.head_dim, splits_)));
     for (int64_t l = 0; l < m.layers; ++l) {
       add_gemv(q, m.hidden, x_hidden_, rng);
@@ -81,8 +80,8 @@ class DecodeModel {
       add_gemv(m.ffn, m.hidden, x_hidden_, rng);
       add_gemv(m.hidden, m.ffn, x_ffn_, rng);
       Attn a;
-      a.k = DeviceBuffer(size_t(2 * kContext * kv));
-      a.v = DeviceBuffer(size_t(2 * kContext * kv));
+      a.k = DeviceBuffer(size_t(2 * kValidationContext * kv));
+      a.v = DeviceBuffer(size_t(2 * kValidationContext * kv));
       a.k.upload_tiled(kv_pattern(rng));
       a.v.upload_tiled(kv_pattern(rng));
       a.out = DeviceBuffer(size_t(4 * q));
@@ -98,7 +97,7 @@ class DecodeModel {
     for (int64_t l = 0; l < m_.layers; ++l) {
       for (int i = 0; i < 3; ++i) run_gemv(gemvs_[g++], s);
       const GpuKv kv{attn_[size_t(l)].k.get(), attn_[size_t(l)].v.get(), true, m_.kv_heads, m_.head_dim};
-      attention_decode(q_attn_.get<float>(), m_.heads, kv, kContext, attn_[size_t(l)].out.get<float>(),
+      attention_decode(q_attn_.get<float>(), m_.heads, kv, kValidationContext, attn_[size_t(l)].out.get<float>(),
                        ws_.get<float>(), splits_, s);
       for (int i = 0; i < 4; ++i) run_gemv(gemvs_[g++], s);
     }
@@ -201,7 +200,7 @@ std::string unsupported(const GpuModelShape& m, GpuFormat f) {
 }
 }  // namespace
 
-GpuValidation validate(int device, bool quick) {
+GpuValidation validate(int device, bool quick, const std::vector<GpuPlanPoint>& plan) {
   GpuValidation v;
   v.date = utc_now_iso();
   v.quick = quick;
@@ -209,7 +208,7 @@ GpuValidation validate(int device, bool quick) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   v.notes.push_back("one decode step = per layer 7 GEMVs (q, k, v, o, gate, up, down) and one attention over " +
-                    std::to_string(kContext) + " bf16 KV positions, then the LM head; captured as one CUDA graph; "
+                    std::to_string(kValidationContext) + " bf16 KV positions, then the LM head; captured as one CUDA graph; "
                     "weights, KV and outputs of every layer in distinct buffers; embedding lookup, norms, RoPE "
                     "and activations not run (negligible bytes)");
   std::mt19937 rng(20261129);
@@ -217,39 +216,42 @@ GpuValidation validate(int device, bool quick) {
   CUDA_CHECK(cudaStreamCreate(&s));
   try {
     v.memory_bandwidth_bytes_per_s = read_bandwidth(prop.multiProcessorCount, quick, s);
-    for (const GpuModelShape& m : validation_models()) {
-      for (const char* fname : {"bf16", "fp8_e4m3", "q8_0", "q4_1"}) {
-        const GpuFormat f = format_of(fname);
-        if (std::string why = unsupported(m, f); !why.empty()) {
-          v.notes.push_back(m.id + " " + fname + " skipped: " + why);
-          continue;
-        }
-        const int64_t bytes = decode_bytes_per_token(m, fname, kContext);
-        size_t free_b = 0, total_b = 0;
-        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (double(bytes) > 0.8 * double(free_b)) {
-          v.notes.push_back(m.id + " " + fname + " skipped: needs " + std::to_string(bytes) + " bytes, " +
-                            std::to_string(free_b) + " free on the device");
-          continue;
-        }
-        DecodeModel model(m, f, prop.multiProcessorCount, rng, s);
-        GpuValidationPoint p;
-        p.model = m.id;
-        p.format = fname;
-        p.context = kContext;
-        p.bytes_per_token = bytes;
-        p.launches_per_token = model.launches();
-        const Timing t = time_step_graph(model, quick, s);
-        model.poison_outputs(s);  // then one plain step: every output must be written
-        model.step(s);
-        if (const int64_t bad = model.unwritten(s); bad != 0)
-          throw std::runtime_error("validate: " + m.id + " " + fname + ": " + std::to_string(bad) +
-                                   " outputs not written (or NaN) after a decode step");
-        p.seconds_median = t.median_s;
-        p.seconds_spread = t.spread;
-        apply_law(p, v.memory_bandwidth_bytes_per_s);
-        v.points.push_back(p);
+    for (const GpuPlanPoint& point : plan) {
+      const GpuModelShape& m = point.model;
+      const char* fname = point.format.c_str();
+      if (point.context != kValidationContext)
+        throw InternalError("validate: plan point at context " + std::to_string(point.context) + "; the decode step reads " +
+                            std::to_string(kValidationContext));
+      const GpuFormat f = format_of(fname);
+      if (std::string why = unsupported(m, f); !why.empty()) {
+        v.notes.push_back(m.id + " " + fname + " skipped: " + why);
+        continue;
       }
+      const int64_t bytes = point.bytes_per_token;
+      size_t free_b = 0, total_b = 0;
+      CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      if (double(bytes) > 0.8 * double(free_b)) {
+        v.notes.push_back(m.id + " " + fname + " skipped: needs " + std::to_string(bytes) + " bytes, " +
+                          std::to_string(free_b) + " free on the device");
+        continue;
+      }
+      DecodeModel model(m, f, prop.multiProcessorCount, rng, s);
+      GpuValidationPoint p;
+      p.model = m.id;
+      p.format = fname;
+      p.context = kValidationContext;
+      p.bytes_per_token = bytes;
+      p.launches_per_token = model.launches();
+      const Timing t = time_step_graph(model, quick, s);
+      model.poison_outputs(s);  // then one plain step: every output must be written
+      model.step(s);
+      if (const int64_t bad = model.unwritten(s); bad != 0)
+        throw std::runtime_error("validate: " + m.id + " " + fname + ": " + std::to_string(bad) +
+                                 " outputs not written (or NaN) after a decode step");
+      p.seconds_median = t.median_s;
+      p.seconds_spread = t.spread;
+      apply_law(p, v.memory_bandwidth_bytes_per_s);
+      v.points.push_back(p);
     }
   } catch (...) {
     cudaStreamDestroy(s);

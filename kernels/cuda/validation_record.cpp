@@ -1,4 +1,4 @@
-// Host arithmetic of the GPU bandwidth-law sweep (model shapes, bytes per token, the law, summary, JSON);
+// Host arithmetic of the GPU bandwidth-law sweep (its formats, the law, summary, JSON);
 // built with and without CUDA.
 #include <algorithm>
 #include <cmath>
@@ -9,37 +9,9 @@
 
 namespace rooftop::gpu {
 
-namespace {
-// Bytes of one weight row of k values (GGUF block layout for q8_0 / q4_1: 34 / 20 bytes per 32).
-int64_t row_bytes(const std::string& format, int64_t k) {
-  if (format == "bf16") return 2 * k;
-  if (format == "fp8_e4m3") return k;
-  if (format == "q8_0") return k / 32 * 34;
-  if (format == "q4_1") return k / 32 * 20;
-  throw InputError("unknown GPU weight format '" + format + "'; expected bf16, fp8_e4m3, q8_0 or q4_1");
-}
-// One GEMV y (m) = W (m, k) x (k): weights plus fp32 x and y.
-int64_t gemv_bytes(const std::string& format, int64_t m, int64_t k) { return m * row_bytes(format, k) + 4 * k + 4 * m; }
-}  // namespace
-
-const std::vector<GpuModelShape>& validation_models() {
-  // Sources (also models/cards/*.yaml): huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json,
-  // huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json, huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json
-  // (hidden_size, intermediate_size, num_attention_heads, num_key_value_heads, head_dim, num_hidden_layers, vocab_size).
-  static const std::vector<GpuModelShape> models = {
-      {"smollm2-135m", 576, 1536, 9, 3, 64, 30, 49152},
-      {"qwen2.5-1.5b", 1536, 8960, 12, 2, 128, 28, 151936},
-      {"llama-3.1-8b", 4096, 14336, 32, 8, 128, 32, 128256},
-  };
-  return models;
-}
-
-int64_t decode_bytes_per_token(const GpuModelShape& m, const std::string& f, int64_t context) {
-  const int64_t q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
-  const int64_t layer = gemv_bytes(f, q, m.hidden) + 2 * gemv_bytes(f, kv, m.hidden) + gemv_bytes(f, m.hidden, q) +
-                        2 * gemv_bytes(f, m.ffn, m.hidden) + gemv_bytes(f, m.hidden, m.ffn) +
-                        2 * context * kv * 2 + 2 * 4 * q;
-  return m.layers * layer + gemv_bytes(f, m.vocab, m.hidden);
+const std::vector<std::string>& validation_formats() {
+  static const std::vector<std::string> formats = {"bf16", "fp8_e4m3", "q8_0", "q4_1"};
+  return formats;
 }
 
 void apply_law(GpuValidationPoint& p, double bw) {

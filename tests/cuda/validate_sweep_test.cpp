@@ -10,8 +10,30 @@
 
 using namespace rooftop;
 
+namespace {
+// The plan `rooftop validate --device cuda:0` runs (microbench/validate_gpu_plan.cpp builds it from the cards; this
+// test links the CUDA module alone): the three shapes from their config.json files, and a plain count of the
+// weights and the bf16 KV read as the bytes.
+std::vector<gpu::GpuPlanPoint> hand_plan() {
+  const gpu::GpuModelShape shapes[] = {{"smollm2-135m", 576, 1536, 9, 3, 64, 30, 49152},
+                                       {"qwen2.5-1.5b", 1536, 8960, 12, 2, 128, 28, 151936},
+                                       {"llama-3.1-8b", 4096, 14336, 32, 8, 128, 32, 128256}};
+  std::vector<gpu::GpuPlanPoint> plan;
+  for (const auto& m : shapes)
+    for (const auto& f : gpu::validation_formats()) {
+      const double bytes_per_value = f == "bf16" ? 2.0 : f == "fp8_e4m3" ? 1.0 : f == "q8_0" ? 34.0 / 32 : 20.0 / 32;
+      const double q = double(m.heads * m.head_dim), kv = double(m.kv_heads * m.head_dim);
+      const double layer = m.hidden * (2 * q + 2 * kv) + 3.0 * m.hidden * m.ffn;
+      const double weights = (m.layers * layer + double(m.vocab) * m.hidden) * bytes_per_value;
+      plan.push_back({m, f, gpu::kValidationContext, int64_t(weights + 2.0 * 2 * kv * gpu::kValidationContext * m.layers)});
+    }
+  return plan;
+}
+}  // namespace
+
 TEST_CASE("validate quick: ten points, each physically possible, summary consistent") {
-  const gpu::GpuValidation v = gpu::validate(0, true);
+  const auto plan = hand_plan();
+  const gpu::GpuValidation v = gpu::validate(0, true, plan);
   REQUIRE(v.memory_bandwidth_bytes_per_s > 1e11);
   // smollm2-135m has hidden 576: q8_0 (k % 256) and q4_1 (k % 128) cannot run; 12 - 2 = 10 points.
   REQUIRE(v.points.size() == 10);
@@ -20,8 +42,8 @@ TEST_CASE("validate quick: ten points, each physically possible, summary consist
   for (const auto& p : v.points) {
     INFO(p.model << " " << p.format);
     seen.insert(p.model + "/" + p.format);
-    for (const auto& m : gpu::validation_models())
-      if (m.id == p.model) CHECK(p.bytes_per_token == gpu::decode_bytes_per_token(m, p.format, p.context));
+    for (const auto& q : plan)
+      if (q.model.id == p.model && q.format == p.format) CHECK(p.bytes_per_token == q.bytes_per_token);
     CHECK(std::isfinite(p.relative_error));
     CHECK(p.seconds_median > 0);
     // Reading the bytes cannot beat the read kernel by more than timing noise (+10 %).
