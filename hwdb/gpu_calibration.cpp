@@ -37,10 +37,7 @@ std::string rate_stem(std::string name) {
 }
 
 ChipSpec overlay(const json& j, int device, const Database& db) {
-  if (!j.is_object()) throw Rejected{"not a JSON object"};
-  if (!j.contains("schema") || j.at("schema") != gpu_calibration_schema)
-    throw Rejected{"schema is " + (j.contains("schema") ? describe_json(j.at("schema")) : std::string("missing")) +
-                   "; expected \"" + gpu_calibration_schema + "\""};
+  json_fields::schema(j, gpu_calibration_schema);
   if (!j.contains("machine") || !j.at("machine").is_object()) throw Rejected{"machine is missing or not an object"};
   const json& machine = j.at("machine");
   const std::string name = text(machine, "name", "machine.");
@@ -53,12 +50,7 @@ ChipSpec overlay(const json& j, int device, const Database& db) {
   ChipSpec c = *db.find(card_id);
   const std::string date = text(j, "date", "");
   const std::string measured = "measured " + date.substr(0, date.find('T'));
-  auto set = [&](const std::string& key, double v) {
-    // A figure the analyzer's key grammar does not know refuses the file: a misspelt rate would otherwise be
-    // passed over and the datasheet's used in its place.
-    if (!c.measured.set(key, v)) throw Rejected{"unknown figure '" + key + "' (see analyzer/calibrated_rates.h)"};
-    c.provenance[key] = measured;
-  };
+  auto set = [&](const std::string& key, double v) { json_fields::measured_figure(c, key, v, measured); };
 
   c.id = "cuda:" + std::to_string(device);
   c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);

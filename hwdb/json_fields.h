@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "analyzer/chip_spec.h"
 #include "base/json.h"
 
 namespace rooftop::hwdb::json_fields {
@@ -29,6 +30,22 @@ inline std::string text(const nlohmann::json& j, const std::string& key, const s
   if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty())
     throw Rejected{where + key + " is missing or not a string"};
   return j.at(key).get<std::string>();
+}
+
+// j is an object whose "schema" is `expected`.
+inline void schema(const nlohmann::json& j, const std::string& expected) {
+  if (!j.is_object()) throw Rejected{"not a JSON object"};
+  if (!j.contains("schema") || !j.at("schema").is_string() || j.at("schema") != expected)
+    throw Rejected{"schema is " + (j.contains("schema") ? describe_json(j.at("schema")) : std::string("missing")) +
+                   "; expected \"" + expected + "\""};
+}
+
+// File a measured figure on the chip's calibrated rates, with its provenance ("measured <date>"). A figure the
+// key grammar does not know refuses the file: a misspelt rate would otherwise be passed over and the datasheet's
+// used in its place.
+inline void measured_figure(ChipSpec& c, const std::string& key, double v, const std::string& provenance) {
+  if (!c.measured.set(key, v)) throw Rejected{"unknown figure '" + key + "' (see analyzer/calibrated_rates.h)"};
+  c.provenance[key] = provenance;
 }
 
 }  // namespace rooftop::hwdb::json_fields

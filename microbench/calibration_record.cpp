@@ -105,13 +105,4 @@ std::string calibration_json(const CalibrationRecord& r) {
   return j.dump(2) + "\n";
 }
 
-std::string utc_now_iso8601() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace rooftop::microbench

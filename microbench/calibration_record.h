@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "hwdb/host_cpu.h"
 #include "microbench/bandwidth.h"
 #include "microbench/kernel_bench.h"
@@ -37,7 +38,5 @@ std::string calibration_json(const CalibrationRecord& r);
 
 // Files are written with rooftop::write_file_atomically (base/files.h).
 
-// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
-std::string utc_now_iso8601();
 
 }  // namespace rooftop::microbench

@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "base/clock.h"
 #include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -21,15 +22,6 @@ namespace rooftop::gpu {
 
 namespace {
 using namespace rooftop::cuda;
-
-std::string utc_now_iso() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 struct Plan {
   int warmup, samples, inner;
@@ -61,7 +53,7 @@ bool bf16_has_nan(const std::vector<uint16_t>& v) {
 GpuCalibration calibrate(int device, bool quick) {
 
   GpuCalibration c;
-  c.date = utc_now_iso();
+  c.date = utc_now_iso8601();
   c.quick = quick;
   c.machine = select_device(device);
   cudaDeviceProp prop{};

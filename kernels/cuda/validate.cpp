@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -22,15 +23,6 @@ namespace rooftop::gpu {
 namespace {
 using namespace rooftop::cuda;
 
-
-std::string utc_now_iso() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 GpuFormat format_of(const std::string& f) {
   if (f == "bf16") return GpuFormat::bf16;
@@ -202,7 +194,7 @@ std::string unsupported(const GpuModelShape& m, GpuFormat f) {
 
 GpuValidation validate(int device, bool quick, const std::vector<GpuPlanPoint>& plan) {
   GpuValidation v;
-  v.date = utc_now_iso();
+  v.date = utc_now_iso8601();
   v.quick = quick;
   v.machine = select_device(device);
   cudaDeviceProp prop{};
