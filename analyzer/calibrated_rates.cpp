@@ -84,6 +84,7 @@ bool CalibratedRates::set(std::string_view key, double value) {
       {"overhead_region_start_s", &OverheadRates::region_start_s}};
   for (const auto& [name, member] : fixed)
     if (key == name) return overhead.*member = value, true;
+  if (value == 0) return false;  // a rate of 0 is no measurement (a fixed cost of 0 is one: no cost seen)
   auto report = [&] { return reported[std::string(key)] = value, true; };
   // Figures shown only: whole-machine bandwidths and GPU power.
   for (std::string_view k : {"memory_bandwidth_1thread_bytes_per_s", "device_memory_bytes", "power_watts_during_decode",
@@ -198,7 +199,11 @@ std::optional<double> CalibratedRates::get(std::string_view key) const {
   return it->second;
 }
 
-bool CalibratedRates::empty() const { return entries().empty(); }
+bool CalibratedRates::empty() const {
+  const OverheadRates& o = overhead;
+  return formats.empty() && attention_bytes_per_s.empty() && attention_prefill_flops_per_s == 0 && reported.empty() &&
+         !o.per_layer_s && !o.per_step_s && !o.sync_per_layer_s && !o.per_value_s && !o.region_start_s;
+}
 
 const FormatRates* CalibratedRates::format(std::string_view name) const {
   const std::string_view fmt = format_prefix(name);

@@ -66,8 +66,8 @@ struct CalibratedRates {
   // kernel run at its own shape or token count, fractions of a ceiling, GPU power. Keys as in the file.
   std::map<std::string, double> reported;
 
-  // File `value` under `key`. False (nothing changed) when the key is not of the grammar above, or names a
-  // format the analyzer does not know.
+  // File `value` under `key`. False (nothing changed) when the key is not of the grammar above, names a format
+  // the analyzer does not know, or the value is negative, not finite, or 0 for a rate (0 is a fixed cost's value).
   bool set(std::string_view key, double value);
   // Every figure as (key, value), keys as `set` reads them, sorted by key.
   std::map<std::string, double> entries() const;

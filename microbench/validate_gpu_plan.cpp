@@ -18,7 +18,8 @@ std::string not_llama(const ModelSpec& m) {
   if (m.mla) return "multi-head latent attention";
   if (m.sparse) return "sparse attention";
   if (m.state) return "a recurrent state mixer";
-  if (m.sliding_window > 0) return "sliding-window attention";
+  if (m.sliding_window > 0 || m.chunked_window) return "windowed attention";
+  if (m.mixer_free_layers > 0 || m.ffn_free_layers > 0) return "layers without attention or without an FFN";
   if (m.ffn_kind != FfnKind::swiglu) return "a non-SwiGLU FFN";
   if (m.attention_output_gate) return "a gated attention output";
   return "";

@@ -50,7 +50,7 @@ const Module& module() {
     m.device_count = reinterpret_cast<int (*)()>(dlsym(m.handle, "rooftop_gpu_device_count"));
     m.no_device_reason = reinterpret_cast<void (*)(std::string*)>(dlsym(m.handle, "rooftop_gpu_no_device_reason"));
     m.calibrate = reinterpret_cast<void (*)(int, bool, GpuCalibration*)>(dlsym(m.handle, "rooftop_gpu_calibrate"));
-    m.validate = reinterpret_cast<void (*)(int, bool, const std::vector<GpuPlanPoint>*, GpuValidation*)>(dlsym(m.handle, "rooftop_gpu_validate"));
+    m.validate = reinterpret_cast<void (*)(int, bool, const std::vector<GpuPlanPoint>*, GpuValidation*)>(dlsym(m.handle, "rooftop_gpu_validate_plan"));
     if (!m.device_count || !m.no_device_reason || !m.calibrate || !m.validate) {
       m.error = "the CUDA module lacks its entry points (a stale build?)";
       m.handle = nullptr;

@@ -14,7 +14,7 @@ __attribute__((visibility("default"))) void rooftop_gpu_no_device_reason(std::st
 __attribute__((visibility("default"))) void rooftop_gpu_calibrate(int device, bool quick, rooftop::gpu::GpuCalibration* out) {
   *out = rooftop::gpu::calibrate(device, quick);
 }
-__attribute__((visibility("default"))) void rooftop_gpu_validate(int device, bool quick, const std::vector<rooftop::gpu::GpuPlanPoint>* plan,
+__attribute__((visibility("default"))) void rooftop_gpu_validate_plan(int device, bool quick, const std::vector<rooftop::gpu::GpuPlanPoint>* plan,
                                                                 rooftop::gpu::GpuValidation* out) {
   *out = rooftop::gpu::validate(device, quick, *plan);
 }

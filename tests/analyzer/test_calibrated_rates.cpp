@@ -56,7 +56,10 @@ TEST_CASE("a key outside the grammar, an unknown format or a bad value is refuse
     CHECK_FALSE(c.set(key, 1.0));
   CHECK_FALSE(c.set("gemv_q4_1_bytes_per_s", -1.0));
   CHECK_FALSE(c.set("gemv_q4_1_bytes_per_s", std::nan("")));
+  CHECK_FALSE(c.set("gemv_q4_1_stream_k576_bytes_per_s", 0.0));  // a rate of 0 would price an op at infinite time
   CHECK(c.empty());
+  CHECK(c.set("overhead_per_step_s", 0.0));  // a fixed cost of 0 is a measurement
+  CHECK_FALSE(c.empty());
   CHECK(c.formats.empty());
 }
 

@@ -42,8 +42,6 @@ TEST_CASE("validate quick: ten points, each physically possible, summary consist
   for (const auto& p : v.points) {
     INFO(p.model << " " << p.format);
     seen.insert(p.model + "/" + p.format);
-    for (const auto& q : plan)
-      if (q.model.id == p.model && q.format == p.format) CHECK(p.bytes_per_token == q.bytes_per_token);
     CHECK(std::isfinite(p.relative_error));
     CHECK(p.seconds_median > 0);
     // Reading the bytes cannot beat the read kernel by more than timing noise (+10 %).
