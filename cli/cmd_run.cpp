@@ -27,6 +27,16 @@
 namespace rooftop::cli {
 namespace {
 
+// engine::PrefillStages, in pass order, by the analyzer's op names.
+constexpr const char* kStageNames[] = {"embed", "norms", "attn_proj", "attention", "ffn", "small_ops", "lm_head"};
+
+std::vector<std::pair<std::string, double>> stage_list(const engine::PrefillStages& s) {
+  const double values[] = {s.embed, s.norms, s.attn_proj, s.attention, s.ffn, s.small_ops, s.lm_head};
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t i = 0; i < std::size(kStageNames); ++i) out.emplace_back(kStageNames[i], values[i]);
+  return out;
+}
+
 // What the analyzer predicts for this run on the "cpu" card: batch 1, the same prompt and output lengths,
 // the file's own tensors (exact bytes, each class's largest format for its rates), fp32 KV as the engine keeps it.
 engine::RunPrediction predict(const ChipSpec& chip, const engine::LlamaModel& model, const std::string& path,
@@ -52,6 +62,12 @@ engine::RunPrediction predict(const ChipSpec& chip, const engine::LlamaModel& mo
   if (res.points.empty()) return p;
   p.ttft_s = res.points[0].ttft_s;
   p.tpot_s = res.points[0].tpot_s;
+  // The analyzer's prefill ops under the engine's stage names; its fixed costs (barriers, the small ops priced per
+  // value, each matmul region's start) stand beside the engine's small ops.
+  std::map<std::string, double> by_stage;
+  for (size_t i = 0; i < res.prefill_ops.size() && i < res.prefill_op_s.size(); ++i) by_stage[res.prefill_ops[i].name] += res.prefill_op_s[i];
+  by_stage["small_ops"] += res.prefill_fixed_s;
+  for (const char* stage : kStageNames) p.prefill_stages.emplace_back(stage, by_stage.count(stage) ? by_stage[stage] : 0.0);
   p.decode_tokens_per_s = res.points[0].decode_tokens_per_s;
   return p;
 }
@@ -72,6 +88,7 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
   j["prefill_s"] = r.prefill_s;
   j["prefill_s_per_token"] = r.prompt_tokens ? r.prefill_s / double(r.prompt_tokens) : 0.0;
   j["prefill_tokens_per_s"] = r.prefill_s > 0 ? double(r.prompt_tokens) / r.prefill_s : 0.0;
+  for (const auto& [stage, sec] : r.prefill_stages) j["prefill_stages_s"][stage] = sec;
   j["ttft_s"] = r.ttft_s;
   j["tpot_s"] = r.tpot_s;
   j["decode_tokens_per_s"] = r.decode_tokens_per_s;
@@ -104,7 +121,15 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
                                             {"activation_bytes", p.activation_bytes},
                                             {"overhead_bytes", p.overhead_bytes}}}};
   };
-  if (r.predicted) j["predicted"] = prediction(*r.predicted);
+  auto stages = [](const engine::RunPrediction& p) {
+    nlohmann::json st = nlohmann::json::object();
+    for (const auto& [stage, sec] : p.prefill_stages) st[stage] = sec;
+    return st;
+  };
+  if (r.predicted) {
+    j["predicted"] = prediction(*r.predicted);
+    j["predicted"]["prefill_stages_s"] = stages(*r.predicted);
+  }
   if (r.predicted_refreshed) j["predicted_refreshed"] = prediction(*r.predicted_refreshed);
   if (!r.refresh_note.empty()) j["refresh_note"] = r.refresh_note;
   return j;
@@ -122,7 +147,7 @@ std::string top_line(const engine::Tokenizer& tok, const std::vector<engine::Tok
   return s;
 }
 
-std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) {
+std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok, bool explain) {
   std::string s = "\n";
   s += fmt::format("model                 {}\n", r.model_path);
   s += fmt::format("threads               {}\n", r.threads);
@@ -171,6 +196,15 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok) 
                        "peak memory (MB)", r.peak_resident_bytes / 1e6, r.predicted->memory_bytes / 1e6,
                        r.predicted->weights_bytes / 1e6, r.predicted->kv_bytes / 1e6, r.kv_capacity,
                        r.predicted->activation_bytes / 1e6, r.predicted->overhead_bytes / 1e6);
+    if (explain && r.predicted->prefill_stages.size() == r.prefill_stages.size()) {
+      s += fmt::format("\nprefill by stage (ms; small_ops: RoPE, residual adds, SwiGLU and KV stores measured; the analyzer's "
+                       "fixed costs predicted)\n{:<22}{:>12} {:>12} {:>9}\n", "stage", "measured", "predicted", "error");
+      for (size_t i = 0; i < r.prefill_stages.size(); ++i) {
+        const double m = r.prefill_stages[i].second, p = r.predicted->prefill_stages[i].second;
+        s += fmt::format("{:<22}{:>12.3f} {:>12.3f} {:>9}\n", r.prefill_stages[i].first, m * 1e3, p * 1e3,
+                         m > 0 && p > 0 ? fmt::format("{:+.0f}%", 100 * (p / m - 1)) : std::string("-"));
+      }
+    }
   }
   return s;
 }
@@ -256,9 +290,13 @@ void register_run(CLI::App& app, Context& ctx) {
       g.show_logits = o->show_logits;
       g.stop_at_eos = !o->ignore_eos;
       const bool stream = o->out.format == "table" && (o->out.output.empty() || o->out.output == "-");
+      engine::PrefillStages stages;
+      fwd.set_stage_clock(&stages);  // the prefill's stages (about 13 clock reads a layer)
       engine::RunRecord r = engine::generate(fwd, tok, ids, g, [&](const std::string& piece) {
         if (stream) ctx.out << piece << std::flush;
       });
+      fwd.set_stage_clock(nullptr);
+      r.prefill_stages = stage_list(stages);
       r.model_path = path;
       r.threads = pool.size();
       r.kv_capacity = capacity;
@@ -291,7 +329,7 @@ void register_run(CLI::App& app, Context& ctx) {
       if (o->out.format == "json")
         emit(ctx, o->out, run_json(r, tok).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
       else
-        emit(ctx, o->out, (stream ? std::string("\n") : r.text + "\n") + run_table(r, tok));
+        emit(ctx, o->out, (stream ? std::string("\n") : r.text + "\n") + run_table(r, tok, o->out.explain));
       return kExitOk;
     };
   });

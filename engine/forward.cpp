@@ -4,6 +4,7 @@
 #include "engine/forward.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "base/errors.h"
@@ -132,7 +133,18 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
   };
   grow(x_, n * D); grow(xn_, n * D); grow(q_, n * qd); grow(k_, n * kvd); grow(v_, n * kvd);
   grow(att_, n * qd); grow(o_, n * D); grow(g_, n * F); grow(u_, n * F); grow(h_, n * F);
+  // Stage clock (set_stage_clock): each lap adds the time since the previous one to a stage.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point mark;
+  if (stages_) mark = Clock::now();
+  auto lap = [&](double PrefillStages::*stage) {
+    if (!stages_) return;
+    const Clock::time_point t = Clock::now();
+    stages_->*stage += std::chrono::duration<double>(t - mark).count();
+    mark = t;
+  };
   for (int64_t i = 0; i < n; ++i) embed(tokens[size_t(i)], x_.data() + i * D);  // x (n, D)
+  lap(&PrefillStages::embed);
 
   auto span = [](std::vector<float>& v, int64_t size) { return std::span<float>(v.data(), size_t(size)); };
   auto cspan = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
@@ -141,14 +153,17 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     per_token(n, [&](int64_t i) {
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.attn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
     });
+    lap(&PrefillStages::norms);
     kernels::gemm(w.wq, cspan(xn_, n * D), n, span(q_, n * qd), pool_);  // q (n, H*d)
     kernels::gemm(w.wk, cspan(xn_, n * D), n, span(k_, n * kvd), pool_); // k (n, Hk*d)
     kernels::gemm(w.wv, cspan(xn_, n * D), n, span(v_, n * kvd), pool_); // v (n, Hk*d)
+    lap(&PrefillStages::attn_proj);
     auto store = [&](int64_t i) {
       std::copy_n(k_.data() + i * kvd, kvd, cache_.k_row(l, pos0 + i));
       std::copy_n(v_.data() + i * kvd, kvd, cache_.v_row(l, pos0 + i));
     };
     per_token(n, [&](int64_t i) { position(l, q_.data() + i * qd, k_.data() + i * kvd, pos0 + i); });
+    lap(&PrefillStages::small_ops);
     if (c.first_visible(l, pos0 + n - 1) == 0) {
       // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
       for (int64_t i = 0; i < n; ++i) store(i);
@@ -159,16 +174,24 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
         attend(cache_, l, q_.data() + i * qd, pos0 + i, att_.data() + i * qd);
       }
     }
+    lap(&PrefillStages::attention);  // with the causal path's KV stores (2 rows a token: small)
     kernels::gemm(w.wo, cspan(att_, n * qd), n, span(o_, n * D), pool_);  // o (n, D)
+    lap(&PrefillStages::attn_proj);
     residual(w.post_attn_norm, o_.data(), n);
+    lap(&PrefillStages::small_ops);
     per_token(n, [&](int64_t i) {
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.ffn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
     });
+    lap(&PrefillStages::norms);
     kernels::gemm(w.gate, cspan(xn_, n * D), n, span(g_, n * F), pool_);  // g (n, F)
     kernels::gemm(w.up, cspan(xn_, n * D), n, span(u_, n * F), pool_);    // u (n, F)
+    lap(&PrefillStages::ffn);
     activate(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));
+    lap(&PrefillStages::small_ops);
     kernels::gemm(w.down, cspan(h_, n * F), n, span(o_, n * D), pool_);  // (n, D)
+    lap(&PrefillStages::ffn);
     residual(w.post_ffn_norm, o_.data(), n);
+    lap(&PrefillStages::small_ops);
   }
   cache_.set_length(pos0 + n);
   const int64_t first = all_logits ? 0 : n - 1, rows = n - first;
@@ -180,6 +203,7 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     kernels::gemv(model_.output, cspan(xn_, D), span(logits_, c.vocab), pool_);
   else
     kernels::gemm(model_.output, cspan(xn_, rows * D), rows, span(logits_, rows * c.vocab), pool_);  // (rows, V)
+  lap(&PrefillStages::lm_head);  // with the output norm
   return {logits_.data(), size_t(rows * c.vocab)};
 }
 

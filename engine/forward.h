@@ -14,6 +14,14 @@
 
 namespace rooftop::engine {
 
+// Seconds a prefill spent in each stage, summed over its layers: what `rooftop run --explain` sets beside the
+// analyzer's prefill ops (the names are the analyzer's op names; small_ops: RoPE, KV stores, residual adds and the
+// SwiGLU/GeGLU, which the analyzer prices per value among its fixed costs).
+struct PrefillStages {
+  double embed = 0, norms = 0, attn_proj = 0, attention = 0, ffn = 0, small_ops = 0, lm_head = 0;
+  double total() const { return embed + norms + attn_proj + attention + ffn + small_ops + lm_head; }
+};
+
 class Forward {
  public:
   // `sequences` independent sequences, each with its own cache of up to `capacity` positions.
@@ -32,6 +40,8 @@ class Forward {
   // Decode with fp32 activations (the GEMM kernel on one row) instead of int8-quantized activations in the
   // GEMV: slower, used to measure what the int8 rounding alone changes (tests).
   void set_fp32_activations(bool on) { fp32_activations_ = on; }
+  // Accumulate each prefill's stage times into *stages (null: no clock reads).
+  void set_stage_clock(PrefillStages* stages) { stages_ = stages; }
 
   // Drops the cached positions from n on (0 <= n <= cache().length()), so the next decode runs at position n
   // again: repeated decode steps at one fixed context.
@@ -57,6 +67,7 @@ class Forward {
   kernels::ThreadPool& pool_;
   std::vector<KvCache> caches_;  // one per sequence
   bool fp32_activations_ = false;
+  PrefillStages* stages_ = nullptr;
   // Scratch (sized for the largest n seen).
   std::vector<float> x_, xn_, q_, k_, v_, att_, o_, g_, u_, h_, logits_;
 };
