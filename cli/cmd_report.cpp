@@ -6,6 +6,7 @@
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "hwdb/hwdb.h"
+#include "cli/report_build.h"
 #include "reports/report.h"
 #include "reports/sandbox_html.h"
 
@@ -139,7 +140,7 @@ void register_report(CLI::App& app, Context& ctx) {
         emit(ctx, o->out, reports::sandbox_html(sandbox_grid(ctx, o->m, batches, o->prompt, o->output)));
         return kExitOk;
       }
-      reports::ReportInputs in;
+      ReportInputs in;
       in.model = resolve_model(ctx, o->m.model);
       in.chip = resolve_chip(ctx, o->m.hw);
       in.plan = resolve_plan(o->m);
@@ -155,8 +156,8 @@ void register_report(CLI::App& app, Context& ctx) {
       in.fit.batch = in.speed.batches.front();
       in.field = hw_database(ctx).chips;
       // This machine (--hw cpu or local): show its latest `rooftop validate` record when there is one.
-      if (o->m.hw == "cpu" || o->m.hw == "local") in.validation_file = reports::validation_path(hwdb::cache_dir());
-      const reports::ReportData d = reports::build_report(in);
+      if (o->m.hw == "cpu" || o->m.hw == "local") in.validation_file = validation_path(hwdb::cache_dir());
+      const reports::ReportData d = build_report(in);
       const auto& f = o->out.format;
       if (f == "json") {
         emit(ctx, o->out, reports::report_json(d).dump(2) + "\n");

@@ -21,6 +21,7 @@
 #include "microbench/validate_gpu_plan.h"
 #include "microbench/validate_sweep.h"
 #include "models/models.h"
+#include "cli/report_build.h"
 #include "reports/report.h"
 #include "reports/svg.h"
 #include "reports/table.h"
@@ -32,7 +33,7 @@ namespace {
 // Keeps the record for `rooftop report --hw cpu` (written atomically, folders created).
 // Says nothing on stdout; one line on stderr when it is a terminal, or when saving failed.
 void save_local_record(Context& ctx, const std::string& json) {
-  const std::string path = reports::validation_path(hwdb::cache_dir());
+  const std::string path = validation_path(hwdb::cache_dir());
   try {
     write_file_atomically(path, json, /*create_dirs=*/true);
   } catch (const InputError&) {

@@ -1,5 +1,4 @@
-// The combined report's record: runs fit, speed (requested batches and a sweep), roofline and the field,
-// and its terminal, JSON and sources views.
+// The combined report's views: terminal tables, JSON and sources (cli/report_build.cpp assembles the record).
 #include "reports/report.h"
 
 #include <algorithm>
@@ -46,41 +45,6 @@ Table calibration_table(const ReportData& d) {
 }
 
 }  // namespace
-
-ReportData build_report(const ReportInputs& in) {
-  ReportData d;
-  d.model = in.model;
-  d.chip = in.chip;
-  d.plan = in.plan;
-  d.fit = fit(in.model, in.chip, in.plan, in.fit);
-  d.speed = speed(in.model, in.chip, in.plan, in.speed);
-  SpeedOptions sweep = in.speed;
-  sweep.batches.clear();
-  for (int64_t b = 1; b <= 4096; b *= 2) sweep.batches.push_back(b);
-  d.sweep = speed(in.model, in.chip, in.plan, sweep);
-  RooflineOptions ro;
-  ro.prompt_tokens = in.speed.prompt_tokens;
-  ro.context = in.speed.context.value_or(in.speed.prompt_tokens + in.speed.output_tokens / 2);
-  d.roof = roofline(in.model, in.chip, in.plan, ro);
-  for (const auto& chip : in.field) {
-    FieldRow row{chip.id, chip.name, 0, false, ""};
-    SpeedOptions s = in.speed;
-    s.batches = {1};
-    try {
-      const auto r = speed(in.model, chip, in.plan, s);
-      row.decode_tokens_per_s = r.points[0].decode_tokens_per_s;
-      row.fits = r.points[0].fits;
-    } catch (const InputError& e) {
-      row.error = e.what();
-    }
-    d.field.push_back(std::move(row));
-  }
-  std::stable_sort(d.field.begin(), d.field.end(), [](const FieldRow& a, const FieldRow& b) {
-    return (a.error.empty() ? a.decode_tokens_per_s : -1) > (b.error.empty() ? b.decode_tokens_per_s : -1);
-  });
-  load_validation(in.validation_file, d.validation, d.validation_notice);
-  return d;
-}
 
 std::vector<std::vector<std::string>> report_sources(const ReportData& d) {
   std::vector<std::vector<std::string>> rows;

@@ -1,8 +1,6 @@
-// The report's "Validated on this machine" section: reads this machine's validate record, the law chart, the summary.
+// The report's "Validated on this machine" section: the law chart and the summary of a validate record.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "base/json.h"
@@ -11,52 +9,8 @@
 #include "reports/units.h"
 
 namespace rooftop::reports {
-namespace {
 
 using nlohmann::json;
-
-bool positive_number(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() && std::isfinite(j[key].get<double>()) && j[key].get<double>() > 0;
-}
-
-// Empty when the record has every field the section reads, else what is wrong (a few words).
-std::string check_record(const json& r) {
-  if (!r.is_object()) return "not a JSON object";
-  if (!r.contains("chip") || !positive_number(r["chip"], "memory_bandwidth_bytes_per_s"))
-    return "no chip.memory_bandwidth_bytes_per_s above zero";
-  if (!r.contains("summary_line") || !r["summary_line"].is_string()) return "no summary_line";
-  if (!r.contains("points") || !r["points"].is_array()) return "no points array";
-  for (size_t i = 0; i < r["points"].size(); ++i) {
-    const json& p = r["points"][i];
-    if (!p.is_object() || !p.contains("phase") || !p["phase"].is_string() || !p.contains("bound") || !p["bound"].is_string() ||
-        !p.contains("bytes_per_token") || !p["bytes_per_token"].is_number() || !p.contains("measured_tokens_per_s") ||
-        !p["measured_tokens_per_s"].is_number())
-      return "point " + std::to_string(i) + " lacks phase, bound, bytes_per_token or measured_tokens_per_s";
-  }
-  return "";
-}
-
-}  // namespace
-
-void load_validation(const std::string& path, nlohmann::json& record, std::string& notice) {
-  record = nullptr;
-  notice.clear();
-  std::error_code ec;
-  if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return;
-  std::string why;
-  json r;
-  try {
-    r = read_json_file(path, "validation record");
-    why = check_record(r);
-  } catch (const InputError& e) {
-    why = e.what();
-  }
-  if (!why.empty()) {
-    notice = "validation record " + path + " is damaged (" + why + "): skipped; rerun `rooftop validate` to replace it";
-    return;
-  }
-  record = std::move(r);
-}
 
 std::string validation_chart(const nlohmann::json& r) {
   svg::LineChart c;

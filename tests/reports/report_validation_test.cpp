@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../analyzer/seed_models.h"
+#include "cli/report_build.h"
 #include "reports/report.h"
 
 using namespace rooftop;
@@ -29,8 +30,8 @@ ChipSpec host_cpu() {
   return c;
 }
 
-reports::ReportInputs inputs(const std::string& validation_file) {
-  reports::ReportInputs in;
+cli::ReportInputs inputs(const std::string& validation_file) {
+  cli::ReportInputs in;
   in.model = test::smollm2_135m();
   in.chip = host_cpu();
   in.speed.batches = {1, 8};
@@ -59,7 +60,7 @@ struct TempCache {
     std::error_code ec;
     fs::remove_all(dir, ec);
   }
-  std::string file() const { return reports::validation_path(std::getenv("ROOFTOP_CACHE_DIR")); }
+  std::string file() const { return cli::validation_path(std::getenv("ROOFTOP_CACHE_DIR")); }
   void write(const std::string& text) const { std::ofstream(file()) << text; }
 };
 
@@ -93,7 +94,7 @@ TEST_CASE("a validate record adds the law chart and the summary to the cpu repor
                                  {"points", points}, {"summary_line", summary}};
   cache.write(record.dump(2));
 
-  const auto d = reports::build_report(inputs(cache.file()));
+  const auto d = cli::build_report(inputs(cache.file()));
   REQUIRE(d.validation_notice.empty());
   REQUIRE(d.validation == record);
 
@@ -142,7 +143,7 @@ TEST_CASE("a damaged validate record is one line in the report, and skipped", "[
     cache.write(R"({"chip": {"memory_bandwidth_bytes_per_s": 5e10}, "summary_line": "x",
                     "points": [{"phase": "decode", "bound": "memory", "measured_tokens_per_s": 3}]})");
   }
-  const auto d = reports::build_report(inputs(cache.file()));
+  const auto d = cli::build_report(inputs(cache.file()));
   CHECK(d.validation.is_null());
   REQUIRE_FALSE(d.validation_notice.empty());
   CHECK(d.validation_notice.find('\n') == std::string::npos);
@@ -160,8 +161,8 @@ TEST_CASE("a damaged validate record is one line in the report, and skipped", "[
 
 TEST_CASE("no validate record, or none asked for: the report is unchanged", "[reports][validation]") {
   TempCache cache("none");
-  const auto with_missing = reports::build_report(inputs(cache.file()));  // file not written
-  const auto without = reports::build_report(inputs(""));
+  const auto with_missing = cli::build_report(inputs(cache.file()));  // file not written
+  const auto without = cli::build_report(inputs(""));
   CHECK(with_missing.validation.is_null());
   CHECK(with_missing.validation_notice.empty());
   CHECK(reports::report_html(with_missing) == reports::report_html(without));
