@@ -46,6 +46,9 @@ struct ErrorBand {
 struct RuntimeProfile {
   std::string id, name, description;
   std::vector<std::string> engines;  // engine names of published records this profile predicts
+  // What a user of the profile should know that no term says (which builds it was fitted on, where held-out
+  // records disagree), each with the command or file that shows it. Stated, kept through refits.
+  std::vector<std::string> notes;
   // Tables keyed "<format family>/<architecture or vendor>" with "*" wildcards; lookup() takes the cell
   // family/architecture or family/vendor when present, else family/* x (*/architecture or */vendor) / */*.
   std::map<std::string, double> decode_bandwidth_fraction;  // of datasheet bandwidth: weight streaming in decode

@@ -274,6 +274,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   if (o.allreduce_latency_s) prof.collective_latency_s = *o.allreduce_latency_s;
   const bool use_profile = !o.simple && !(calibrated && (!o.runtime || o.runtime->use_calibration));
   r.runtime = use_profile ? prof.id : (o.simple ? "simple" : "calibrated");
+  if (use_profile) r.runtime_notes = prof.notes;
   const std::string family = format_family_name(format_family(p.format_of(ParamClass::dense_ffn).name));
   r.bandwidth_efficiency = o.simple ? 1.0 : use_profile ? prof.decode_fraction(family, chip, 0.8)
                                                         : o.bandwidth_efficiency.value_or(1.0);

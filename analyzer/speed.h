@@ -96,6 +96,7 @@ struct SpeedResult {
   std::vector<std::string> assumptions;
   std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...
   std::string runtime = "generic";              // the profile used ("calibrated" when calibrated rates were)
+  std::vector<std::string> runtime_notes;       // the profile's notes (RuntimeProfile::notes) when it was used
   std::optional<ErrorBand> decode_band, batched_band, prefill_band;  // the profile's expected errors on this architecture
 };
 

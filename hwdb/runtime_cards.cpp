@@ -108,6 +108,7 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"description", [&](auto& n, auto& k) { p.description = r.text(n, k); }},
       {"engines", [&](auto& n, auto& k) { p.engines = r.list(n, k); }},
       {"sources", [&](auto& n, auto& k) { p.sources = r.list(n, k); }},
+      {"notes", [&](auto& n, auto& k) { p.notes = r.list(n, k); }},
       {"decode_bandwidth_fraction", [&](auto& n, auto& k) { p.decode_bandwidth_fraction = r.fraction_table(n, k); }},
       {"gemm_fraction", [&](auto& n, auto& k) { p.gemm_fraction = r.fraction_table(n, k); }},
       {"small_batch_tokens", [&](auto& n, auto& k) { p.small_batch_tokens = static_cast<int64_t>(r.number(n, k, 0, 4096, false)); }},
@@ -269,6 +270,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   };
   list("engines", p.engines);
   list("sources", p.sources);
+  list("notes", p.notes);
   auto table = [&](const char* k, const std::map<std::string, double>& t) {
     if (t.empty()) return;
     y << k << ":\n";

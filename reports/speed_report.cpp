@@ -69,6 +69,7 @@ nlohmann::json speed_json(const SpeedResult& r) {
   j["assumptions"] = r.assumptions;
   j["provenance"] = r.provenance;
   j["runtime"] = r.runtime;
+  if (!r.runtime_notes.empty()) j["runtime_notes"] = r.runtime_notes;
   auto band = [](const std::optional<ErrorBand>& b) -> nlohmann::json {
     if (!b) return nullptr;
     return {{"key", b->key}, {"p10_error", b->p10}, {"median_error", b->p50}, {"p90_error", b->p90}, {"records", b->records}};
@@ -131,6 +132,7 @@ std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
     for (const auto& line : {band_line("batch-1 decode", r.decode_band), band_line("batched", r.batched_band), band_line("prefill", r.prefill_band)})
       if (!line.empty()) t.footnotes.push_back(line);
     if (!banded) t.footnotes.push_back("no error band: the profile has no held-out records for this kind of chip");
+    for (const auto& note : r.runtime_notes) t.footnotes.push_back("runtime " + r.runtime + ": " + note);
   }
   t.footnotes.push_back("law ceiling = bandwidth / weight bytes per step x batch (seed 002's bandwidth law, weights only)");
   t.footnotes.push_back("TTFT is " + std::string(r.points.empty() ? "" : r.points[0].prefill_bound) + "-bound; plateau (compute roof) from batch " +

@@ -316,6 +316,16 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   REQUIRE(vllm_back.serving_defaults.size() == vllm.serving_defaults.size());
   CHECK(vllm_back.serving_defaults.front().min_memory_bytes == Approx(vllm.serving_defaults.front().min_memory_bytes));
   CHECK(vllm_back.serving_defaults.front().except_name == vllm.serving_defaults.front().except_name);
+  // The card's notes (which builds it was fitted on, where held-out records disagree) survive a refit's writer and
+  // reach the speed result that used the profile.
+  REQUIRE(vllm.notes.size() == 2);
+  CHECK(vllm_back.notes == vllm.notes);
+  SpeedOptions so;
+  so.batches = {1};
+  so.runtime = vllm;
+  CHECK(speed(*models::load().find("llama-3.1-8b"), *hwdb::load().find("h100-sxm"), PrecisionPlan{}, so).runtime_notes == vllm.notes);
+  so.runtime = std::nullopt;
+  CHECK(speed(*models::load().find("llama-3.1-8b"), *hwdb::load().find("h100-sxm"), PrecisionPlan{}, so).runtime_notes.empty());
   // Text the parser accepts reads back whatever it holds (a fuzz finding: a key with a space, control characters).
   RuntimeProfile odd = p;
   odd.provenance["a key: with \"quotes\""] = std::string("tab\there, escape \x1b, bell \x07, \\ and \"");
