@@ -119,6 +119,8 @@ void register_compare(CLI::App& app, Context& ctx) {
       if (runtime)
         t.footnotes.push_back("runtime profile " + runtime->id + " (hwdb/runtimes/" + runtime->id + ".yaml); typical measured = the "
                               "prediction under the profile's held-out error band on that chip's architecture (- : no band)");
+      if (runtime)
+        for (const auto& note : runtime->notes) t.footnotes.push_back("runtime " + runtime->id + ": " + note);
       t.footnotes.push_back("law ceiling = bandwidth / weight bytes read per token (seed 002); modeled adds KV reads, efficiency and compute");
       t.footnotes.push_back("chips marked NO cannot hold the weights, KV and overhead: their speeds are what they would reach if it fit");
       t.footnotes.push_back("prices are the cards' illustrative rental rates; see rooftop hw show ID for sources");

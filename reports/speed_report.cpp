@@ -98,6 +98,7 @@ std::string title_of(const SpeedResult& r, const char* what) {
   return t;
 }
 void footnotes(Table& t, const SpeedResult& r) {
+  for (const auto& note : r.runtime_notes) t.footnotes.push_back("runtime " + r.runtime + ": " + note);
   for (const auto& a : r.assumptions) t.footnotes.push_back("assumption: " + a);
   std::string prov;
   for (const auto& [k, v] : r.provenance) prov += (prov.empty() ? "" : "; ") + k + ": " + v;
@@ -132,7 +133,6 @@ std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
     for (const auto& line : {band_line("batch-1 decode", r.decode_band), band_line("batched", r.batched_band), band_line("prefill", r.prefill_band)})
       if (!line.empty()) t.footnotes.push_back(line);
     if (!banded) t.footnotes.push_back("no error band: the profile has no held-out records for this kind of chip");
-    for (const auto& note : r.runtime_notes) t.footnotes.push_back("runtime " + r.runtime + ": " + note);
   }
   t.footnotes.push_back("law ceiling = bandwidth / weight bytes per step x batch (seed 002's bandwidth law, weights only)");
   t.footnotes.push_back("TTFT is " + std::string(r.points.empty() ? "" : r.points[0].prefill_bound) + "-bound; plateau (compute roof) from batch " +
