@@ -115,21 +115,16 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
     j["energy"] = {{"source", nullptr}, {"note", r.energy_note}};
   }
   auto prediction = [](const engine::RunPrediction& p) {
+    nlohmann::json stages = nlohmann::json::object();
+    for (const auto& [stage, sec] : p.prefill_stages) stages[stage] = sec;
     return nlohmann::json{{"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}, {"decode_tokens_per_s", p.decode_tokens_per_s},
                           {"memory_bytes", p.memory_bytes},
                           {"memory_parts", {{"weights_bytes", p.weights_bytes}, {"kv_bytes", p.kv_bytes},
                                             {"activation_bytes", p.activation_bytes},
-                                            {"overhead_bytes", p.overhead_bytes}}}};
+                                            {"overhead_bytes", p.overhead_bytes}}},
+                          {"prefill_stages_s", stages}};
   };
-  auto stages = [](const engine::RunPrediction& p) {
-    nlohmann::json st = nlohmann::json::object();
-    for (const auto& [stage, sec] : p.prefill_stages) st[stage] = sec;
-    return st;
-  };
-  if (r.predicted) {
-    j["predicted"] = prediction(*r.predicted);
-    j["predicted"]["prefill_stages_s"] = stages(*r.predicted);
-  }
+  if (r.predicted) j["predicted"] = prediction(*r.predicted);
   if (r.predicted_refreshed) j["predicted_refreshed"] = prediction(*r.predicted_refreshed);
   if (!r.refresh_note.empty()) j["refresh_note"] = r.refresh_note;
   return j;
@@ -197,8 +192,13 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok, 
                        r.predicted->weights_bytes / 1e6, r.predicted->kv_bytes / 1e6, r.kv_capacity,
                        r.predicted->activation_bytes / 1e6, r.predicted->overhead_bytes / 1e6);
     if (explain && r.predicted->prefill_stages.size() == r.prefill_stages.size()) {
-      s += fmt::format("\nprefill by stage (ms; small_ops: RoPE, residual adds, SwiGLU and KV stores measured; the analyzer's "
-                       "fixed costs predicted)\n{:<22}{:>12} {:>12} {:>9}\n", "stage", "measured", "predicted", "error");
+      // The two sides split the small work differently (the engine's post-norms and q/k norms run inside its small
+      // ops; the analyzer prices every norm in its norms op and again per value in its fixed costs): read norms and
+      // small_ops together.
+      s += fmt::format("\nprefill by stage (ms). small_ops measured: RoPE, residual adds, SwiGLU/GeGLU, and Gemma's post- and "
+                       "q/k-norms; predicted: the analyzer's fixed costs (barriers, every small op per value, matmul region "
+                       "starts). Read norms and small_ops together; lm_head includes the output norm.\n{:<22}{:>12} {:>12} {:>9}\n",
+                       "stage", "measured", "predicted", "error");
       for (size_t i = 0; i < r.prefill_stages.size(); ++i) {
         const double m = r.prefill_stages[i].second, p = r.predicted->prefill_stages[i].second;
         s += fmt::format("{:<22}{:>12.3f} {:>12.3f} {:>9}\n", r.prefill_stages[i].first, m * 1e3, p * 1e3,

@@ -15,8 +15,9 @@
 namespace rooftop::engine {
 
 // Seconds a prefill spent in each stage, summed over its layers: what `rooftop run --explain` sets beside the
-// analyzer's prefill ops (the names are the analyzer's op names; small_ops: RoPE, KV stores, residual adds and the
-// SwiGLU/GeGLU, which the analyzer prices per value among its fixed costs).
+// analyzer's prefill ops (the names are the analyzer's op names). small_ops: RoPE (with Gemma's q/k norms), the
+// residual adds (with Gemma's post-norms) and the SwiGLU/GeGLU, which the analyzer prices per value among its fixed
+// costs; attention includes the KV stores; lm_head includes the output norm.
 struct PrefillStages {
   double embed = 0, norms = 0, attn_proj = 0, attention = 0, ffn = 0, small_ops = 0, lm_head = 0;
   double total() const { return embed + norms + attn_proj + attention + ffn + small_ops + lm_head; }

@@ -357,6 +357,24 @@ TEST_CASE("run reports its peak resident memory beside the fit for the same cont
   CHECK(predicted == Approx(peak).epsilon(0.10));
 }
 
+TEST_CASE("run's prefill stages: every stage timed and every stage priced under the analyzer's op names", "[gguf]") {
+  auto j = json_of({"run", "--prompt", "The capital of France is", "-n", "2", "--threads", "1"});
+  const auto& measured = j["prefill_stages_s"];
+  const auto& predicted = j["predicted"]["prefill_stages_s"];
+  double sum = 0;
+  for (const char* stage : {"embed", "norms", "attn_proj", "attention", "ffn", "small_ops", "lm_head"}) {
+    INFO(stage);
+    REQUIRE(measured.contains(stage));
+    REQUIRE(predicted.contains(stage));
+    // A stage the analyzer names differently (say attn_qkv) would be priced at 0 here.
+    CHECK(predicted[stage].get<double>() > 0);
+    if (std::string(stage) != "embed") CHECK(measured[stage].get<double>() > 0);  // a lookup may read 0 on the clock
+    sum += measured[stage].get<double>();
+  }
+  CHECK(sum <= j["prefill_s"].get<double>());  // the laps tile the pass, inside the timed prefill
+  CHECK(sum >= 0.5 * j["prefill_s"].get<double>());
+}
+
 TEST_CASE("the held-out sources of validate/heldout load; the two that joined the dataset stay close", "[runtime]") {
   const std::string dir = std::string(ROOFTOP_SOURCE_DIR) + "/validate/heldout";
   auto j = json_of({"validate", "--published", "--published-dir", dir, "--held-out"});
