@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <map>
 #include <random>
 
@@ -79,15 +78,6 @@ std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t pro
 
 namespace {
 
-struct Sequence {
-  size_t id = 0;             // index of its request
-  int64_t cached = 0;        // tokens whose KV is in the cache
-  int64_t target = 0;        // tokens to prefill before the next token comes out (prompt; after preemption,
-                             // prompt + generated - 1: recompute)
-  int64_t generated = 0;     // output tokens produced so far
-  double held_bytes = 0;     // KV pages and state this sequence holds (per device)
-};
-
 Percentiles summarize(std::vector<double> v) {
   Percentiles p;
   if (v.empty()) return p;
@@ -103,147 +93,11 @@ Percentiles summarize(std::vector<double> v) {
 
 }  // namespace
 
-SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ServingRequest>& requests,
-                          const SchedulerPolicy& pol, const StepCost& cost, const SimulationOptions& o) {
-  if (pol.max_seqs < 1 || pol.token_budget < 1 || pol.block_tokens < 1) throw InputError("scheduler limits must be >= 1");
-  if (!(pol.kv_budget_bytes > 0)) throw InputError("no memory is left for the KV cache after the weights; use more devices (--tp) or a smaller format");
-  const NumberFormat& kvf = p.kv_format();
-  const double state = state_bytes_per_sequence(m) * pol.state_fraction;
-  // Per device bytes a sequence of `tokens` cached tokens holds: whole pages of KV (windows applied) and its state.
-  auto footprint = [&](int64_t tokens) {
-    const int64_t pages = (tokens + pol.block_tokens - 1) / pol.block_tokens;
-    return kv_bytes(m, kvf, pages * pol.block_tokens, 1) * pol.kv_fraction + state;
-  };
-  for (const auto& r : requests) {
-    if (r.prompt < 1 || r.output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
-    if (footprint(r.prompt + r.output) > pol.kv_budget_bytes)
-      throw InputError("a request of " + std::to_string(r.prompt) + " + " + std::to_string(r.output) +
-                       " tokens does not fit in the KV memory left after the weights (" +
-                       std::to_string(static_cast<int64_t>(pol.kv_budget_bytes / 1e6)) + " MB per device); use more devices or shorter requests");
-  }
-
+SimulationResult summarize_serving(const std::vector<ServingRequest>& requests, const std::vector<double>& ttft,
+                                   const std::vector<double>& done, double duration_s, double slo_ttft_s, double slo_tpot_s) {
   SimulationResult res;
   res.requests = requests.size();
-  std::vector<double> ttft(requests.size(), -1), done(requests.size(), -1), arrival(requests.size(), 0);
-  for (size_t i = 0; i < requests.size(); ++i) arrival[i] = requests[i].arrival_s;
-  // Arrival order: by time (the closed loop releases one request per client at 0, then one per completion).
-  std::vector<size_t> order(requests.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const bool closed = o.concurrency > 0;
-  if (closed) {
-    for (size_t i = 0; i < arrival.size(); ++i) arrival[i] = i < static_cast<size_t>(o.concurrency) ? 0.0 : -1.0;
-  } else {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return arrival[a] < arrival[b]; });
-  }
-  size_t next = 0;  // next request of `order` not yet arrived
-  std::deque<Sequence> waiting;
-  std::vector<Sequence> running;
-  double used = 0, now = 0, kv_time_integral = 0, batch_sum = 0;
-  size_t finished = 0;
-  const double first_arrival = order.empty() ? 0 : (closed ? 0 : arrival[order.front()]);
-  std::vector<std::pair<double, double>> timeline;
-
-  auto admit_arrivals = [&] {
-    while (next < order.size() && arrival[order[next]] >= 0 && arrival[order[next]] <= now) {
-      const size_t id = order[next++];
-      waiting.push_back(Sequence{id, 0, requests[id].prompt, 0, 0});
-    }
-  };
-  // Book pages for `tokens` tokens beyond the cache (none while within what is already booked).
-  auto grow = [&](Sequence& s, int64_t tokens) -> bool {
-    const double need = std::max(0.0, footprint(s.cached + tokens) - s.held_bytes);
-    if (used + need > pol.kv_budget_bytes) return false;
-    used += need;
-    s.held_bytes += need;
-    return true;
-  };
-  auto preempt = [&](size_t index) {  // recompute: drop its cache; it waits at the front
-    Sequence s = running[index];
-    running.erase(running.begin() + static_cast<std::ptrdiff_t>(index));
-    used -= s.held_bytes;
-    s.held_bytes = 0;
-    s.cached = 0;
-    s.target = requests[s.id].prompt + std::max<int64_t>(0, s.generated - 1);
-    waiting.push_front(s);
-    ++res.preemptions;
-  };
-
-  while (finished < requests.size()) {
-    admit_arrivals();
-    if (running.empty() && waiting.empty()) {  // idle until the next arrival
-      if (next >= order.size() || arrival[order[next]] < 0)
-        throw InternalError("simulate: no request left to arrive while " + std::to_string(requests.size() - finished) + " are unfinished");
-      now = std::max(now, arrival[order[next]]);
-      continue;
-    }
-    // This step's slices: running sequences first (admission order), each its next prefill chunk or one
-    // decode token, booking pages as it goes; a sequence that cannot grow preempts the newest running one
-    // (itself when it is the newest). Then waiting sequences while tokens, sequences and pages remain.
-    std::vector<std::pair<size_t, int64_t>> planned;  // (index in running, new tokens)
-    int64_t budget = pol.token_budget;
-    const int64_t preemptions_at_start = res.preemptions;
-    for (size_t i = 0; i < running.size() && budget > 0;) {
-      Sequence& s = running[i];
-      const int64_t want = s.cached < s.target ? std::min(s.target - s.cached, budget) : 1;
-      if (grow(s, want)) {
-        planned.emplace_back(i++, want);
-        budget -= want;
-      } else {
-        preempt(running.size() - 1);  // the newest: later in the list than i, or i itself
-      }
-    }
-    // As vLLM's scheduler: no admissions in a step that had to preempt (they would take the room back at once).
-    // A sequence is admitted only with pages for its whole prompt (or recompute) booked, so its later
-    // chunks never preempt the sequences decoding beside it.
-    while (res.preemptions == preemptions_at_start && !waiting.empty() && budget > 0 &&
-           static_cast<int64_t>(running.size()) < pol.max_seqs) {
-      Sequence& s = waiting.front();
-      const int64_t want = std::min(s.target - s.cached, budget);
-      if (!grow(s, s.target - s.cached)) break;
-      running.push_back(s);
-      waiting.pop_front();
-      planned.emplace_back(running.size() - 1, want);
-      budget -= want;
-    }
-    std::vector<StepSlice> slices;
-    for (const auto& [i, want] : planned) slices.push_back({want, running[i].cached});
-    if (slices.empty()) throw InternalError("simulate: a step with no work");
-    const double dt = cost.seconds(slices);
-    if (!(dt > 0) || !std::isfinite(dt)) throw InternalError("simulate: a step cost " + std::to_string(dt) + " s");
-    kv_time_integral += used / pol.kv_budget_bytes * dt;
-    batch_sum += static_cast<double>(slices.size());
-    now += dt;
-    ++res.steps;
-    res.peak_kv_fraction = std::max(res.peak_kv_fraction, used / pol.kv_budget_bytes);
-    timeline.emplace_back(now - first_arrival, used / pol.kv_budget_bytes);
-
-    // Tokens out: a slice that finishes its prefill (or recompute), or a decode slice, gives one token.
-    std::vector<size_t> leaving;  // indices in running, ascending
-    for (const auto& [i, want] : planned) {
-      Sequence& s = running[i];
-      s.cached += want;
-      if (s.cached < s.target) continue;  // a prefill chunk with more to come
-      if (s.generated == 0) ttft[s.id] = now - arrival[s.id];
-      s.generated += 1;
-      s.target = s.cached;  // from now on each step feeds the newest token
-      if (s.generated >= requests[s.id].output) leaving.push_back(i);
-    }
-    for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
-      const Sequence& s = running[*it];
-      used -= s.held_bytes;
-      done[s.id] = now - arrival[s.id];
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(*it));
-      ++finished;
-      if (closed) {  // the client sends its next request now
-        const size_t release = static_cast<size_t>(o.concurrency) + finished - 1;
-        if (release < arrival.size()) arrival[order[release]] = now;
-      }
-    }
-    if (used < 0) used = 0;  // rounding
-  }
-
-  // Results.
-  res.duration_s = now - first_arrival;
+  res.duration_s = duration_s;
   std::vector<double> tpot;
   size_t good = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -251,7 +105,7 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
     res.prompt_tokens += static_cast<double>(requests[i].prompt);
     const double t = requests[i].output > 1 ? (done[i] - ttft[i]) / static_cast<double>(requests[i].output - 1) : 0.0;
     if (requests[i].output > 1) tpot.push_back(t);
-    const bool ok = (o.slo_ttft_s <= 0 || ttft[i] <= o.slo_ttft_s) && (o.slo_tpot_s <= 0 || t <= o.slo_tpot_s);
+    const bool ok = (slo_ttft_s <= 0 || ttft[i] <= slo_ttft_s) && (slo_tpot_s <= 0 || t <= slo_tpot_s);
     good += ok ? 1 : 0;
   }
   res.ttft_each_s = ttft;
@@ -263,10 +117,101 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
     res.requests_per_s = static_cast<double>(requests.size()) / res.duration_s;
     res.output_tokens_per_s = res.output_tokens / res.duration_s;
     res.goodput_requests_per_s = static_cast<double>(good) / res.duration_s;
-    res.mean_kv_fraction = kv_time_integral / res.duration_s;
   }
   res.slo_attained = requests.empty() ? 0 : static_cast<double>(good) / static_cast<double>(requests.size());
-  res.mean_batch = res.steps > 0 ? batch_sum / static_cast<double>(res.steps) : 0;
+  return res;
+}
+
+ArrivalClock::ArrivalClock(const std::vector<ServingRequest>& requests, int64_t concurrency)
+    : arrival_(requests.size(), 0), order_(requests.size()), closed_(concurrency > 0), concurrency_(concurrency) {
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  if (closed_) {  // one request per client at 0, then one per completion, in request order
+    for (size_t i = 0; i < arrival_.size(); ++i) arrival_[i] = i < static_cast<size_t>(concurrency) ? 0.0 : -1.0;
+  } else {
+    for (size_t i = 0; i < arrival_.size(); ++i) arrival_[i] = requests[i].arrival_s;
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return arrival_[a] < arrival_[b]; });
+  }
+}
+
+std::vector<size_t> ArrivalClock::arrived_by(double now) {
+  std::vector<size_t> out;
+  while (next_ < order_.size() && arrival_[order_[next_]] >= 0 && arrival_[order_[next_]] <= now) out.push_back(order_[next_++]);
+  return out;
+}
+
+std::optional<double> ArrivalClock::next_arrival() const {
+  if (next_ >= order_.size() || arrival_[order_[next_]] < 0) return std::nullopt;
+  return arrival_[order_[next_]];
+}
+
+void ArrivalClock::completed(double now) {
+  ++completed_;
+  if (!closed_) return;
+  const size_t release = static_cast<size_t>(concurrency_) + completed_ - 1;  // the client sends its next request
+  if (release < arrival_.size()) arrival_[order_[release]] = now;
+}
+
+double ArrivalClock::first_arrival() const { return order_.empty() ? 0 : (closed_ ? 0 : arrival_[order_.front()]); }
+
+SchedulerLimits SchedulerPolicy::limits() const { return {max_seqs, token_budget, block_tokens, kv_budget_bytes}; }
+
+std::function<double(int64_t)> kv_footprint(const ModelSpec& m, const PrecisionPlan& p, const SchedulerPolicy& pol) {
+  const NumberFormat kvf = p.kv_format();
+  const double state = state_bytes_per_sequence(m) * pol.state_fraction;
+  const int64_t block = pol.block_tokens;
+  const double fraction = pol.kv_fraction;
+  // Per device bytes a sequence of `tokens` cached tokens holds: whole pages of KV (windows applied) and its state.
+  return [m, kvf, state, block, fraction](int64_t tokens) {
+    const int64_t pages = (tokens + block - 1) / block;
+    return kv_bytes(m, kvf, pages * block, 1) * fraction + state;
+  };
+}
+
+SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ServingRequest>& requests,
+                          const SchedulerPolicy& pol, const StepCost& cost, const SimulationOptions& o) {
+  Scheduler sched(pol.limits(), kv_footprint(m, p, pol));
+  std::vector<double> ttft(requests.size(), -1), done(requests.size(), -1);
+  ArrivalClock clock(requests, o.concurrency);
+  double now = 0, kv_time_integral = 0, batch_sum = 0, peak_kv = 0;
+  int64_t steps = 0;
+  size_t finished = 0;
+  const double first_arrival = clock.first_arrival();
+  std::vector<std::pair<double, double>> timeline;
+
+  while (finished < requests.size()) {
+    for (size_t id : clock.arrived_by(now)) sched.arrive(id, requests[id].prompt, requests[id].output);
+    if (sched.idle()) {  // idle until the next arrival
+      const auto at = clock.next_arrival();
+      if (!at) throw InternalError("simulate: no request left to arrive while " + std::to_string(requests.size() - finished) + " are unfinished");
+      now = std::max(now, *at);
+      continue;
+    }
+    const std::vector<ScheduledSlice> planned = sched.plan();
+    std::vector<StepSlice> slices;
+    for (const auto& s : planned) slices.push_back({s.new_tokens, s.context_before});
+    const double dt = cost.seconds(slices);
+    if (!(dt > 0) || !std::isfinite(dt)) throw InternalError("simulate: a step cost " + std::to_string(dt) + " s");
+    kv_time_integral += sched.kv_fraction() * dt;
+    batch_sum += static_cast<double>(slices.size());
+    now += dt;
+    ++steps;
+    peak_kv = std::max(peak_kv, sched.kv_fraction());
+    timeline.emplace_back(now - first_arrival, sched.kv_fraction());
+    for (const StepOutput& out : sched.finish_step()) {
+      if (out.first) ttft[out.id] = now - clock.arrival(out.id);
+      if (!out.finished) continue;
+      done[out.id] = now - clock.arrival(out.id);
+      ++finished;
+      clock.completed(now);
+    }
+  }
+
+  SimulationResult res = summarize_serving(requests, ttft, done, now - first_arrival, o.slo_ttft_s, o.slo_tpot_s);
+  res.preemptions = sched.preemptions();
+  res.steps = steps;
+  res.peak_kv_fraction = peak_kv;
+  if (res.duration_s > 0) res.mean_kv_fraction = kv_time_integral / res.duration_s;
+  res.mean_batch = steps > 0 ? batch_sum / static_cast<double>(steps) : 0;
   const size_t stride = std::max<size_t>(1, timeline.size() / std::max<size_t>(1, o.timeline_points));
   for (size_t i = 0; i < timeline.size(); i += stride) res.kv_timeline.push_back(timeline[i]);
   return res;

@@ -5,6 +5,8 @@
 // that mixed batch.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "analyzer/memory.h"
 #include "analyzer/runtime.h"
 #include "analyzer/work.h"
+#include "base/scheduler.h"
 
 namespace rooftop {
 
@@ -52,6 +55,31 @@ struct SchedulerPolicy {
   double kv_budget_bytes = 0;     // per device: what the pages may use
   double kv_fraction = 1;         // of a sequence's KV bytes one device holds (tp split)
   double state_fraction = 1;      // of a sequence's recurrent state one device holds
+  SchedulerLimits limits() const;
+};
+
+// Bytes per device a sequence with `tokens` cached tokens holds under the policy: whole pages of KV (windows
+// applied, the tp share) and its recurrent state.
+std::function<double(int64_t)> kv_footprint(const ModelSpec& m, const PrecisionPlan& p, const SchedulerPolicy& pol);
+
+// When requests arrive: at their arrival_s (an open load), or from a closed loop of `concurrency` clients that
+// each send their next request (in request order) when one of theirs completes. Shared by simulate (analyzer
+// clock) and bench-serve (wall clock).
+class ArrivalClock {
+ public:
+  ArrivalClock(const std::vector<ServingRequest>& requests, int64_t concurrency);
+  std::vector<size_t> arrived_by(double now);  // ids arrived at or before `now` not yet returned, by arrival
+  std::optional<double> next_arrival() const;  // none: every request arrived, or the rest wait on completions
+  void completed(double now);                  // a request completed at `now`
+  double arrival(size_t id) const { return arrival_[id]; }
+  double first_arrival() const;
+
+ private:
+  std::vector<double> arrival_;  // -1: not yet released (closed loop)
+  std::vector<size_t> order_;
+  size_t next_ = 0, completed_ = 0;
+  bool closed_ = false;
+  int64_t concurrency_ = 0;
 };
 
 // The scheduler's limits on a chip: max_seqs and token_budget (0: the runtime's serving_limits on this chip), and the KV pages the runtime's
@@ -84,6 +112,11 @@ struct SimulationResult {
   std::vector<std::pair<double, double>> kv_timeline;  // (seconds, fraction of the KV budget)
   std::vector<double> ttft_each_s, e2e_each_s;          // per request, in request order
 };
+
+// Percentiles, throughput and goodput of a served load from each request's TTFT and end-to-end latency
+// (seconds from its arrival), over `duration_s` from the first arrival to the last completion.
+SimulationResult summarize_serving(const std::vector<ServingRequest>& requests, const std::vector<double>& ttft,
+                                   const std::vector<double>& done, double duration_s, double slo_ttft_s, double slo_tpot_s);
 
 // Runs requests (sorted by arrival) to completion. Throws InputError when one request cannot fit at all.
 SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ServingRequest>& requests,

@@ -1,0 +1,123 @@
+// The continuous-batching scheduler (see scheduler.h for its policies).
+#include "base/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/errors.h"
+
+namespace rooftop {
+
+Scheduler::Scheduler(const SchedulerLimits& limits, std::function<double(int64_t)> footprint)
+    : limits_(limits), footprint_(std::move(footprint)) {
+  if (limits_.max_seqs < 1 || limits_.token_budget < 1 || limits_.block_tokens < 1)
+    throw InputError("scheduler limits must be >= 1 (sequences per step, tokens per step, tokens per KV page)");
+  if (!(limits_.kv_budget_bytes > 0) || !std::isfinite(limits_.kv_budget_bytes))
+    throw InputError("no memory is left for the KV cache after the weights; use more devices (--tp) or a smaller format");
+}
+
+std::vector<std::string> Scheduler::describe_policy() {
+  return {"FCFS admission; a preempted sequence returns to the front of the queue",
+          "continuous batching: running sequences first, then admissions, within the token budget and the sequence cap",
+          "chunked prefill mixed with decodes",
+          "paged KV within a byte budget; a sequence admitted only with pages for its whole prompt",
+          "preemption by recompute: the newest running sequence drops its cache; no admissions in a step that preempted",
+          "no prefix caching"};
+}
+
+void Scheduler::arrive(size_t id, int64_t prompt, int64_t output) {
+  if (prompt < 1 || output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
+  if (footprint_(prompt + output) > limits_.kv_budget_bytes)
+    throw InputError("a request of " + std::to_string(prompt) + " + " + std::to_string(output) +
+                     " tokens does not fit in the KV memory left after the weights (" +
+                     std::to_string(static_cast<int64_t>(limits_.kv_budget_bytes / 1e6)) +
+                     " MB per device); use more devices or shorter requests");
+  Sequence s;
+  s.id = id;
+  s.prompt = prompt;
+  s.output = output;
+  s.target = prompt;
+  waiting_.push_back(s);
+}
+
+// Book pages for `tokens` tokens beyond the cache (none while within what is already booked).
+bool Scheduler::grow(Sequence& s, int64_t tokens) {
+  const double need = std::max(0.0, footprint_(s.cached + tokens) - s.held);
+  if (used_ + need > limits_.kv_budget_bytes) return false;
+  used_ += need;
+  s.held += need;
+  return true;
+}
+
+// Recompute: the sequence drops its cache and waits at the front; when admitted again it feeds its prompt and
+// every token it generated, and the pass over the last of them gives its next token.
+void Scheduler::preempt(size_t index) {
+  Sequence s = running_[index];
+  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(index));
+  used_ = std::max(0.0, used_ - s.held);
+  s.held = 0;
+  s.cached = 0;
+  s.target = s.prompt + s.generated;
+  s.restart = true;
+  waiting_.push_front(s);
+  preempted_.push_back(s.id);
+  ++preemptions_;
+}
+
+std::vector<ScheduledSlice> Scheduler::plan() {
+  planned_.clear();
+  preempted_.clear();
+  int64_t budget = limits_.token_budget;
+  for (size_t i = 0; i < running_.size() && budget > 0;) {
+    Sequence& s = running_[i];
+    const int64_t want = s.cached < s.target ? std::min(s.target - s.cached, budget) : 1;
+    if (grow(s, want)) {
+      planned_.emplace_back(i++, want);
+      budget -= want;
+    } else {
+      preempt(running_.size() - 1);  // the newest: later in the list than i, or i itself
+    }
+  }
+  while (preempted_.empty() && !waiting_.empty() && budget > 0 && static_cast<int64_t>(running_.size()) < limits_.max_seqs) {
+    Sequence& s = waiting_.front();
+    const int64_t want = std::min(s.target - s.cached, budget);
+    if (!grow(s, s.target - s.cached)) break;
+    running_.push_back(s);
+    waiting_.pop_front();
+    planned_.emplace_back(running_.size() - 1, want);
+    budget -= want;
+  }
+  std::vector<ScheduledSlice> out;
+  out.reserve(planned_.size());
+  for (const auto& [i, want] : planned_) {
+    Sequence& s = running_[i];
+    out.push_back({s.id, want, s.cached, s.restart});
+    s.restart = false;
+  }
+  if (out.empty() && !idle()) throw InternalError("scheduler: sequences wait but no step could be planned");
+  return out;
+}
+
+std::vector<StepOutput> Scheduler::finish_step() {
+  std::vector<StepOutput> out;
+  std::vector<size_t> leaving;  // indices in running_, ascending
+  for (const auto& [i, want] : planned_) {
+    Sequence& s = running_[i];
+    s.cached += want;
+    if (s.cached < s.target) continue;  // a prefill chunk with more to come
+    const bool first = s.generated == 0;
+    s.generated += 1;
+    s.target = s.cached + 1;  // the next step feeds the token just produced
+    const bool finished = s.generated >= s.output;
+    if (finished) leaving.push_back(i);
+    out.push_back({s.id, first, finished});
+  }
+  for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
+    used_ = std::max(0.0, used_ - running_[*it].held);
+    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+  planned_.clear();
+  return out;
+}
+
+}  // namespace rooftop

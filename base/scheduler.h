@@ -1,0 +1,98 @@
+// The continuous-batching scheduler, one for both clocks: `rooftop simulate` prices each step with the
+// analyzer's cost; `rooftop bench-serve` runs each step through the engine and reads the wall clock. It holds no
+// clock and no model: it decides which sequence feeds how many tokens in the next step, books KV pages, and
+// preempts.
+//
+// Policies (each stated by describe_policy()):
+// - FCFS: waiting requests are admitted in arrival order; a preempted sequence goes back to the front.
+// - A token budget per step, decodes and prefill chunks together (vLLM's max_num_batched_tokens), and at most
+//   max_seqs sequences in a step (max_num_seqs). Running sequences are served first, in admission order; a
+//   prompt longer than what the budget leaves is cut into chunks (chunked prefill, mixed with the decodes).
+// - Paged KV: a sequence holds whole pages of block_tokens tokens, booked as it grows, within a byte budget.
+//   A sequence that cannot grow preempts the newest running sequence (itself when it is the newest), which
+//   drops its cache and later recomputes its prompt and every token it generated (vLLM's recompute mode).
+// - No admissions in a step that had to preempt; a sequence is admitted only with pages for its whole prompt
+//   (or recompute) booked, so its later chunks never preempt the sequences decoding beside it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rooftop {
+
+struct SchedulerLimits {
+  int64_t max_seqs = 256;        // sequences in one step
+  int64_t token_budget = 8192;   // tokens in one step
+  int64_t block_tokens = 16;     // KV page size
+  double kv_budget_bytes = 0;    // what the pages may use
+};
+
+// One sequence's part of a step: new_tokens of its token list (prompt, then what it generated) from position
+// context_before on. restart: the first slice after admission or preemption (the cache starts empty).
+struct ScheduledSlice {
+  size_t id = 0;
+  int64_t new_tokens = 1;
+  int64_t context_before = 0;
+  bool restart = false;
+};
+
+// A token the step produced for request `id` (its first: TTFT; its last: the request is done).
+struct StepOutput {
+  size_t id = 0;
+  bool first = false;
+  bool finished = false;
+};
+
+class Scheduler {
+ public:
+  // footprint(tokens): bytes a sequence with `tokens` cached tokens holds (whole pages and any recurrent state).
+  Scheduler(const SchedulerLimits& limits, std::function<double(int64_t)> footprint);
+
+  // A request joins the waiting queue (FCFS). prompt, output >= 1. Throws InputError when it cannot fit
+  // even alone.
+  void arrive(size_t id, int64_t prompt, int64_t output);
+  // The next step's slices, running sequences first; empty when nothing runs or waits. Sequences preempted
+  // while planning are in preempted() (their caches must be dropped before the step runs).
+  std::vector<ScheduledSlice> plan();
+  const std::vector<size_t>& preempted() const { return preempted_; }
+  // After the planned step ran: each slice that completed its prefill (or recompute), and each decode slice,
+  // produced one token; finished sequences release their pages.
+  std::vector<StepOutput> finish_step();
+
+  bool idle() const { return running_.empty() && waiting_.empty(); }
+  size_t running() const { return running_.size(); }
+  size_t waiting() const { return waiting_.size(); }
+  double used_bytes() const { return used_; }
+  double kv_fraction() const { return used_ / limits_.kv_budget_bytes; }
+  int64_t preemptions() const { return preemptions_; }
+  const SchedulerLimits& limits() const { return limits_; }
+  // One line per policy, for outputs.
+  static std::vector<std::string> describe_policy();
+
+ private:
+  struct Sequence {
+    size_t id = 0;
+    int64_t prompt = 0, output = 0;
+    int64_t cached = 0;     // tokens whose KV is in the cache
+    int64_t target = 0;     // tokens to have cached before the next token comes out
+    int64_t generated = 0;  // tokens produced so far
+    double held = 0;        // bytes of pages booked
+    bool restart = true;
+  };
+  bool grow(Sequence& s, int64_t tokens);
+  void preempt(size_t index);
+
+  SchedulerLimits limits_;
+  std::function<double(int64_t)> footprint_;
+  std::deque<Sequence> waiting_;
+  std::vector<Sequence> running_;
+  std::vector<std::pair<size_t, int64_t>> planned_;  // (index in running_, new tokens) of the last plan()
+  std::vector<size_t> preempted_;
+  double used_ = 0;
+  int64_t preemptions_ = 0;
+};
+
+}  // namespace rooftop

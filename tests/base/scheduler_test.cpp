@@ -1,0 +1,105 @@
+// The scheduler on hand-worked traces: admission within the token budget and the sequence cap, chunked prefill
+// mixed with decodes, page booking, preemption by recompute and what the recompute feeds.
+#include <catch2/catch.hpp>
+
+#include "base/errors.h"
+#include "base/scheduler.h"
+
+using namespace rooftop;
+
+namespace {
+// 1 byte per page of 4 tokens: footprint(t) = ceil(t / 4).
+std::function<double(int64_t)> pages_of_4() {
+  return [](int64_t tokens) { return static_cast<double>((tokens + 3) / 4); };
+}
+struct Plan {
+  size_t id;
+  int64_t tokens, context;
+  bool restart;
+};
+void check_plan(const std::vector<ScheduledSlice>& got, const std::vector<Plan>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CHECK(got[i].id == want[i].id);
+    CHECK(got[i].new_tokens == want[i].tokens);
+    CHECK(got[i].context_before == want[i].context);
+    CHECK(got[i].restart == want[i].restart);
+  }
+}
+}  // namespace
+
+TEST_CASE("admission, chunked prefill beside decodes, and the sequence cap", "[base][scheduler]") {
+  // Budget 10 tokens, 2 sequences: A (prompt 6, 3 out) and B (prompt 9, 2 out) and C (prompt 3, 1 out).
+  Scheduler s({2, 10, 4, 1000}, pages_of_4());
+  s.arrive(0, 6, 3);
+  s.arrive(1, 9, 2);
+  s.arrive(2, 3, 1);
+  // Step 1: A's whole prompt (6), then B's first 4 tokens (the budget left); C waits (cap of 2).
+  check_plan(s.plan(), {{0, 6, 0, true}, {1, 4, 0, true}});
+  auto out = s.finish_step();
+  REQUIRE(out.size() == 1);  // A's first token; B's chunk gives none
+  CHECK((out[0].id == 0 && out[0].first && !out[0].finished));
+  // Pages: A booked ceil(6/4) = 2, B its whole prompt ceil(9/4) = 3.
+  CHECK(s.used_bytes() == 5);
+  // Step 2: A decodes its token (context 6), B's last 5 prompt tokens.
+  check_plan(s.plan(), {{0, 1, 6, false}, {1, 5, 4, false}});
+  out = s.finish_step();
+  REQUIRE(out.size() == 2);
+  CHECK((out[0].id == 0 && !out[0].first && !out[0].finished));
+  CHECK((out[1].id == 1 && out[1].first && !out[1].finished));
+  // Step 3: both decode; A's third token ends it.
+  check_plan(s.plan(), {{0, 1, 7, false}, {1, 1, 9, false}});
+  out = s.finish_step();
+  REQUIRE(out.size() == 2);
+  CHECK((out[0].finished && out[1].finished));  // B: 2 outputs
+  CHECK(s.used_bytes() == 0);
+  // Step 4: C alone.
+  check_plan(s.plan(), {{2, 3, 0, true}});
+  out = s.finish_step();
+  CHECK((out.size() == 1 && out[0].first && out[0].finished));
+  CHECK(s.idle());
+}
+
+TEST_CASE("a full page budget preempts the newest; it recomputes its prompt and its tokens", "[base][scheduler]") {
+  // 4 bytes = 4 pages of 4 tokens. A (prompt 4, 8 out) and B (prompt 4, 8 out): 1 page each at admission.
+  Scheduler s({8, 100, 4, 4}, pages_of_4());
+  s.arrive(0, 4, 8);
+  s.arrive(1, 4, 8);
+  check_plan(s.plan(), {{0, 4, 0, true}, {1, 4, 0, true}});
+  CHECK(s.finish_step().size() == 2);  // first tokens; caches hold 4 each, 2 pages booked
+  // Steps 2-5: each decode at context 4..7 books a second page at context 4 (4 pages in all).
+  for (int64_t c = 4; c < 8; ++c) {
+    check_plan(s.plan(), {{0, 1, c, false}, {1, 1, c, false}});
+    CHECK(s.finish_step().size() == 2);
+  }
+  CHECK(s.used_bytes() == 4);
+  // Step 6: A at context 8 needs a third page: none left, so B (the newest) is preempted and A proceeds.
+  check_plan(s.plan(), {{0, 1, 8, false}});
+  REQUIRE(s.preempted() == std::vector<size_t>{1});
+  CHECK(s.preemptions() == 1);
+  CHECK(s.used_bytes() == 3);
+  s.finish_step();
+  // A ends with its 8th token at context 10 (3 pages); B waits meanwhile (no admissions beside a preemption,
+  // then its 9 tokens' 3 pages do not fit beside A's 3).
+  for (int64_t c = 9; c < 11; ++c) {
+    check_plan(s.plan(), {{0, 1, c, false}});
+    const auto out = s.finish_step();
+    CHECK(out.back().finished == (c == 10));
+  }
+  // B comes back: it had generated 5 tokens, so it feeds 4 + 5 = 9 tokens from an empty cache, and that pass
+  // gives its 6th token.
+  check_plan(s.plan(), {{1, 9, 0, true}});
+  const auto out = s.finish_step();
+  REQUIRE(out.size() == 1);
+  CHECK((!out[0].first && !out[0].finished));
+  check_plan(s.plan(), {{1, 1, 9, false}});
+}
+
+TEST_CASE("bad requests and limits get one line", "[base][scheduler]") {
+  CHECK_THROWS_AS(Scheduler({0, 10, 4, 10}, pages_of_4()), InputError);
+  CHECK_THROWS_AS(Scheduler({1, 10, 4, 0}, pages_of_4()), InputError);
+  Scheduler s({1, 10, 4, 2}, pages_of_4());
+  CHECK_THROWS_AS(s.arrive(0, 0, 4), InputError);
+  CHECK_THROWS_AS(s.arrive(0, 8, 1), InputError);  // 9 tokens need 3 pages of the 2
+  CHECK(s.idle());
+}
