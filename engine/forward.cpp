@@ -121,18 +121,43 @@ void Forward::activate(std::span<const float> g, std::span<const float> u, std::
 }
 
 std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool all_logits, int64_t seq) {
-  check_tokens(tokens, seq);
-  KvCache& cache_ = caches_[size_t(seq)];
+  if (tokens.empty()) throw InputError("the prompt is empty: at least one token is needed");
+  const SeqTokens one[1] = {{seq, tokens}};
+  return pass(one, all_logits);
+}
+
+std::span<const float> Forward::step(std::span<const SeqTokens> slices) {
+  if (slices.empty()) throw InternalError("Forward: a step with no sequences");
+  return pass(slices, false);
+}
+
+// One pass over the slices' tokens: matmuls over all of them (rows in slice order), attention per sequence.
+std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all_logits) {
   const LlamaConfig& c = model_.cfg;
-  const int64_t n = int64_t(tokens.size());
-  if (n == 0) throw InputError("the prompt is empty: at least one token is needed");
+  std::vector<int64_t> first_row(slices.size()), pos0(slices.size());
+  int64_t n = 0;
+  for (size_t s = 0; s < slices.size(); ++s) {
+    if (slices[s].tokens.empty()) throw InternalError("Forward: a slice with no tokens");
+    check_tokens(slices[s].tokens, slices[s].seq);
+    for (size_t r = 0; r < s; ++r)
+      if (slices[r].seq == slices[s].seq) throw InternalError("Forward: sequence " + std::to_string(slices[s].seq) + " twice in one step");
+    first_row[s] = n;
+    pos0[s] = caches_[size_t(slices[s].seq)].length();
+    n += int64_t(slices[s].tokens.size());
+  }
   const int64_t D = c.dim, qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim, F = c.ffn_dim;
-  const int64_t pos0 = cache_.length();
   auto grow = [](std::vector<float>& v, int64_t size) {
     if (int64_t(v.size()) < size) v.resize(size_t(size));
   };
   grow(x_, n * D); grow(xn_, n * D); grow(q_, n * qd); grow(k_, n * kvd); grow(v_, n * kvd);
   grow(att_, n * qd); grow(o_, n * D); grow(g_, n * F); grow(u_, n * F); grow(h_, n * F);
+  // Each row's sequence slot and position.
+  std::vector<int64_t> row_seq(static_cast<size_t>(n)), row_pos(static_cast<size_t>(n));
+  for (size_t s = 0; s < slices.size(); ++s)
+    for (int64_t i = 0; i < int64_t(slices[s].tokens.size()); ++i) {
+      row_seq[size_t(first_row[s] + i)] = slices[s].seq;
+      row_pos[size_t(first_row[s] + i)] = pos0[s] + i;
+    }
   // Stage clock (set_stage_clock): each lap adds the time since the previous one to a stage.
   using Clock = std::chrono::steady_clock;
   Clock::time_point mark;
@@ -143,7 +168,8 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     stages_->*stage += std::chrono::duration<double>(t - mark).count();
     mark = t;
   };
-  for (int64_t i = 0; i < n; ++i) embed(tokens[size_t(i)], x_.data() + i * D);  // x (n, D)
+  for (size_t s = 0; s < slices.size(); ++s)
+    for (size_t i = 0; i < slices[s].tokens.size(); ++i) embed(slices[s].tokens[i], x_.data() + (first_row[s] + int64_t(i)) * D);
   lap(&PrefillStages::embed);
 
   auto span = [](std::vector<float>& v, int64_t size) { return std::span<float>(v.data(), size_t(size)); };
@@ -159,22 +185,41 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     kernels::gemm(w.wv, cspan(xn_, n * D), n, span(v_, n * kvd), pool_); // v (n, Hk*d)
     lap(&PrefillStages::attn_proj);
     auto store = [&](int64_t i) {
-      std::copy_n(k_.data() + i * kvd, kvd, cache_.k_row(l, pos0 + i));
-      std::copy_n(v_.data() + i * kvd, kvd, cache_.v_row(l, pos0 + i));
+      KvCache& cache = caches_[size_t(row_seq[size_t(i)])];
+      std::copy_n(k_.data() + i * kvd, kvd, cache.k_row(l, row_pos[size_t(i)]));
+      std::copy_n(v_.data() + i * kvd, kvd, cache.v_row(l, row_pos[size_t(i)]));
     };
-    per_token(n, [&](int64_t i) { position(l, q_.data() + i * qd, k_.data() + i * kvd, pos0 + i); });
+    per_token(n, [&](int64_t i) { position(l, q_.data() + i * qd, k_.data() + i * kvd, row_pos[size_t(i)]); });
     lap(&PrefillStages::small_ops);
-    if (c.first_visible(l, pos0 + n - 1) == 0) {
-      // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
-      for (int64_t i = 0; i < n; ++i) store(i);
-      kernels::attention_prefill(cspan(q_, n * qd), n, c.heads, cache_.view(l), pos0, span(att_, n * qd), pool_);
-    } else {  // a sliding window cuts some token's view: token by token, each written to the ring before it attends
-      for (int64_t i = 0; i < n; ++i) {
-        store(i);
-        attend(cache_, l, q_.data() + i * qd, pos0 + i, att_.data() + i * qd);
+    // Slices of one token (decodes): every one in one parallel region, a worker runs whole sequences.
+    std::vector<size_t> singles;
+    for (size_t s = 0; s < slices.size(); ++s)
+      if (slices[s].tokens.size() == 1) singles.push_back(s);
+    if (!singles.empty())
+      pool_.parallel_for(int64_t(singles.size()), [&](int64_t b, int64_t e, int) {
+        for (int64_t j = b; j < e; ++j) {
+          const int64_t i = first_row[singles[size_t(j)]];
+          store(i);
+          attend(caches_[size_t(row_seq[size_t(i)])], l, q_.data() + i * qd, row_pos[size_t(i)], att_.data() + i * qd);
+        }
+      });
+    for (size_t s = 0; s < slices.size(); ++s) {
+      const int64_t m = int64_t(slices[s].tokens.size()), r0 = first_row[s];
+      if (m == 1) continue;
+      const KvCache& cache = caches_[size_t(slices[s].seq)];
+      if (c.first_visible(l, pos0[s] + m - 1) == 0) {
+        // causal: token i sees positions [0, pos0 + i]; all (token, head) pairs in one parallel region
+        for (int64_t i = 0; i < m; ++i) store(r0 + i);
+        kernels::attention_prefill({q_.data() + r0 * qd, size_t(m * qd)}, m, c.heads, cache.view(l), pos0[s],
+                                   {att_.data() + r0 * qd, size_t(m * qd)}, pool_);
+      } else {  // a sliding window cuts some token's view: token by token, each written to the ring before it attends
+        for (int64_t i = r0; i < r0 + m; ++i) {
+          store(i);
+          attend(cache, l, q_.data() + i * qd, row_pos[size_t(i)], att_.data() + i * qd);
+        }
       }
     }
-    lap(&PrefillStages::attention);  // with the causal path's KV stores (2 rows a token: small)
+    lap(&PrefillStages::attention);  // with the KV stores (2 rows a token: small)
     kernels::gemm(w.wo, cspan(att_, n * qd), n, span(o_, n * D), pool_);  // o (n, D)
     lap(&PrefillStages::attn_proj);
     residual(w.post_attn_norm, o_.data(), n);
@@ -193,18 +238,25 @@ std::span<const float> Forward::prefill(std::span<const int32_t> tokens, bool al
     residual(w.post_ffn_norm, o_.data(), n);
     lap(&PrefillStages::small_ops);
   }
-  cache_.set_length(pos0 + n);
-  const int64_t first = all_logits ? 0 : n - 1, rows = n - first;
-  for (int64_t i = first; i < n; ++i)
-    kernels::rmsnorm({x_.data() + i * D, size_t(D)}, model_.output_norm, c.rms_eps,
-                     {xn_.data() + (i - first) * D, size_t(D)});
-  grow(logits_, rows * c.vocab);
-  if (rows == 1)
+  for (size_t s = 0; s < slices.size(); ++s)
+    caches_[size_t(slices[s].seq)].set_length(pos0[s] + int64_t(slices[s].tokens.size()));
+  // Logits of every row (all_logits, one slice), else of each slice's last token.
+  std::vector<int64_t> rows;
+  if (all_logits) {
+    for (int64_t i = 0; i < n; ++i) rows.push_back(i);
+  } else {
+    for (size_t s = 0; s < slices.size(); ++s) rows.push_back(first_row[s] + int64_t(slices[s].tokens.size()) - 1);
+  }
+  const int64_t nr = int64_t(rows.size());
+  for (int64_t j = 0; j < nr; ++j)
+    kernels::rmsnorm({x_.data() + rows[size_t(j)] * D, size_t(D)}, model_.output_norm, c.rms_eps, {xn_.data() + j * D, size_t(D)});
+  grow(logits_, nr * c.vocab);
+  if (nr == 1)
     kernels::gemv(model_.output, cspan(xn_, D), span(logits_, c.vocab), pool_);
   else
-    kernels::gemm(model_.output, cspan(xn_, rows * D), rows, span(logits_, rows * c.vocab), pool_);  // (rows, V)
+    kernels::gemm(model_.output, cspan(xn_, nr * D), nr, span(logits_, nr * c.vocab), pool_);  // (rows, V)
   lap(&PrefillStages::lm_head);  // with the output norm
-  return {logits_.data(), size_t(rows * c.vocab)};
+  return {logits_.data(), size_t(nr * c.vocab)};
 }
 
 std::span<const float> Forward::decode(int32_t token) {
@@ -262,12 +314,19 @@ std::span<const float> Forward::decode(int32_t token) {
   return {logits_.data(), size_t(c.vocab)};
 }
 
-std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
+std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, std::span<const int64_t> seqs) {
   const int64_t n = int64_t(tokens.size());
-  if (n < 1 || n > sequences())
+  if (n < 1 || n > sequences() || (!seqs.empty() && int64_t(seqs.size()) != n))
     throw InternalError("Forward: a batch of " + std::to_string(n) + " tokens for " + std::to_string(sequences()) +
                         " sequences");
-  for (int64_t i = 0; i < n; ++i) check_tokens(tokens.subspan(size_t(i), 1), i);
+  // Row i's sequence slot: seqs[i], else i.
+  std::vector<int64_t> slot(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    slot[size_t(i)] = seqs.empty() ? i : seqs[size_t(i)];
+    check_tokens(tokens.subspan(size_t(i), 1), slot[size_t(i)]);
+    for (int64_t j = 0; j < i; ++j)
+      if (slot[size_t(j)] == slot[size_t(i)]) throw InternalError("Forward: sequence " + std::to_string(slot[size_t(i)]) + " twice in one step");
+  }
   const LlamaConfig& c = model_.cfg;
   const int64_t D = c.dim, qd = c.heads * c.head_dim, kvd = c.kv_heads * c.head_dim, F = c.ffn_dim;
   auto grow = [](std::vector<float>& v, int64_t size) {
@@ -285,7 +344,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
     const kernels::GemvBatchTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}};
     kernels::gemv_batch_multi(qkv, cs(xn_, n * D), n, pool_);
     for (int64_t i = 0; i < n; ++i) {
-      KvCache& kv = caches_[size_t(i)];
+      KvCache& kv = caches_[size_t(slot[size_t(i)])];
       const int64_t pos = kv.length();
       position(l, q_.data() + i * qd, k_.data() + i * kvd, pos);
       std::copy_n(k_.data() + i * kvd, kvd, kv.k_row(l, pos));
@@ -294,7 +353,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
     // every sequence's attention in one region: a worker runs whole sequences (nested calls run serially)
     pool_.parallel_for(n, [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; ++i) {
-        const KvCache& kv = caches_[size_t(i)];
+        const KvCache& kv = caches_[size_t(slot[size_t(i)])];
         attend(kv, l, q_.data() + i * qd, kv.length(), att_.data() + i * qd);
       }
     });
@@ -312,7 +371,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens) {
     residual(w.post_ffn_norm, o_.data(), n);
   }
   for (int64_t i = 0; i < n; ++i) {
-    KvCache& kv = caches_[size_t(i)];
+    KvCache& kv = caches_[size_t(slot[size_t(i)])];
     kv.set_length(kv.length() + 1);
     kernels::rmsnorm(sp(x_, i * D, D), model_.output_norm, c.rms_eps, sp(xn_, i * D, D));
   }

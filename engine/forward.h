@@ -23,6 +23,12 @@ struct PrefillStages {
   double total() const { return embed + norms + attn_proj + attention + ffn + small_ops + lm_head; }
 };
 
+// A step's part for one sequence: its next tokens (a prefill chunk, or one decode token).
+struct SeqTokens {
+  int64_t seq = 0;
+  std::span<const int32_t> tokens;
+};
+
 class Forward {
  public:
   // `sequences` independent sequences, each with its own cache of up to `capacity` positions.
@@ -33,10 +39,16 @@ class Forward {
   std::span<const float> prefill(std::span<const int32_t> tokens, bool all_logits = false, int64_t seq = 0);
   // Decode: one token of sequence 0 at position cache().length(); returns its logits (V).
   std::span<const float> decode(int32_t token);
-  // Batched decode: token i (of n <= sequences) is sequence i's next token, at its own position; every weight
-  // block is read once for all n (gemv_batch), each sequence attends over its own cache. Returns logits (n, V),
-  // row i equal to decode() of sequence i alone up to float reassociation (same int8 activations).
-  std::span<const float> decode_batch(std::span<const int32_t> tokens);
+  // Batched decode: token i (of n <= sequences) is the next token of sequence seqs[i] (empty: sequence i), at
+  // its own position; every weight block is read once for all n (gemv_batch), each sequence attends over its own
+  // cache. Returns logits (n, V), row i equal to decode() of that sequence alone up to float reassociation (same
+  // int8 activations).
+  std::span<const float> decode_batch(std::span<const int32_t> tokens, std::span<const int64_t> seqs = {});
+  // A mixed step of continuous batching: several sequences' prefill chunks and decode tokens (distinct
+  // sequences) in one pass; every matmul runs over all the step's tokens (each weight read once), each token
+  // attends over its own sequence's cache. Returns each slice's last token's logits (slices, V). prefill() is
+  // the step of one slice.
+  std::span<const float> step(std::span<const SeqTokens> slices);
 
   // Decode with fp32 activations (the GEMM kernel on one row) instead of int8-quantized activations in the
   // GEMV: slower, used to measure what the int8 rounding alone changes (tests).
@@ -63,6 +75,7 @@ class Forward {
   void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;
   void per_token(int64_t n, const std::function<void(int64_t)>& fn) const;
   void check_tokens(std::span<const int32_t> tokens, int64_t seq) const;
+  std::span<const float> pass(std::span<const SeqTokens> slices, bool all_logits);
 
   const LlamaModel& model_;
   kernels::ThreadPool& pool_;
