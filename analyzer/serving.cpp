@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
 
 #include "analyzer/errors.h"
 #include "analyzer/params.h"
+#include "analyzer/speed.h"
 #include "base/stats.h"
 
 namespace rooftop {
@@ -22,6 +22,8 @@ StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan
     else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp needs one");
   }
   rates_ = resolve_rates(profile, chip, link);
+  // The `rooftop` runtime on a calibrated chip: this machine's measured kernel rates, as speed prices them.
+  if (profile.use_calibration && !chip_.measured.empty() && tp == 1) calibrated_.emplace(m_, chip_, p_);
 }
 
 double StepCost::seconds(const std::vector<StepSlice>& slices) const {
@@ -58,23 +60,15 @@ double StepCost::seconds(const std::vector<StepSlice>& slices) const {
   for (auto& [name, o] : cache) w.ops.push_back(o);
   w.tokens = static_cast<double>(tokens);
   w.seqs = seqs;
+  if (calibrated_) {  // a step of decodes alone runs the batched GEMV; a mixed one the GEMM over all its tokens
+    const bool decode = static_cast<double>(tokens) == seqs;
+    return calibrated_->seconds(w, decode, decode ? seqs : static_cast<double>(tokens));
+  }
   CompactPass c = compact_pass(w, chip_, static_cast<double>(m_.layers), static_cast<double>(tp_));
   add_collectives(c, m_, static_cast<double>(tokens), tp_, 1, 1, 2.0);
   return pass_seconds(c, rates_);
 }
 
-std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t prompt, int64_t output, uint64_t seed) {
-  if (!(rate > 0) || !std::isfinite(rate)) throw InputError("--rate must be a number > 0 (requests per second)");
-  std::mt19937_64 gen(seed);
-  std::exponential_distribution<double> gap(rate);
-  std::vector<ServingRequest> r(static_cast<size_t>(std::max<int64_t>(0, n)));
-  double t = 0;
-  for (auto& q : r) {
-    t += gap(gen);
-    q = {t, prompt, output};
-  }
-  return r;
-}
 
 namespace {
 
@@ -122,36 +116,6 @@ SimulationResult summarize_serving(const std::vector<ServingRequest>& requests, 
   return res;
 }
 
-ArrivalClock::ArrivalClock(const std::vector<ServingRequest>& requests, int64_t concurrency)
-    : arrival_(requests.size(), 0), order_(requests.size()), closed_(concurrency > 0), concurrency_(concurrency) {
-  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  if (closed_) {  // one request per client at 0, then one per completion, in request order
-    for (size_t i = 0; i < arrival_.size(); ++i) arrival_[i] = i < static_cast<size_t>(concurrency) ? 0.0 : -1.0;
-  } else {
-    for (size_t i = 0; i < arrival_.size(); ++i) arrival_[i] = requests[i].arrival_s;
-    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return arrival_[a] < arrival_[b]; });
-  }
-}
-
-std::vector<size_t> ArrivalClock::arrived_by(double now) {
-  std::vector<size_t> out;
-  while (next_ < order_.size() && arrival_[order_[next_]] >= 0 && arrival_[order_[next_]] <= now) out.push_back(order_[next_++]);
-  return out;
-}
-
-std::optional<double> ArrivalClock::next_arrival() const {
-  if (next_ >= order_.size() || arrival_[order_[next_]] < 0) return std::nullopt;
-  return arrival_[order_[next_]];
-}
-
-void ArrivalClock::completed(double now) {
-  ++completed_;
-  if (!closed_) return;
-  const size_t release = static_cast<size_t>(concurrency_) + completed_ - 1;  // the client sends its next request
-  if (release < arrival_.size()) arrival_[order_[release]] = now;
-}
-
-double ArrivalClock::first_arrival() const { return order_.empty() ? 0 : (closed_ ? 0 : arrival_[order_.front()]); }
 
 SchedulerLimits SchedulerPolicy::limits() const { return {max_seqs, token_budget, block_tokens, kv_budget_bytes}; }
 

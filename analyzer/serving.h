@@ -14,16 +14,11 @@
 #include "analyzer/chip_spec.h"
 #include "analyzer/memory.h"
 #include "analyzer/runtime.h"
+#include "analyzer/speed.h"
 #include "analyzer/work.h"
 #include "base/scheduler.h"
 
 namespace rooftop {
-
-struct ServingRequest {
-  double arrival_s = 0;
-  int64_t prompt = 0;  // prompt tokens
-  int64_t output = 0;  // tokens to generate (>= 1)
-};
 
 // One running sequence's part of a step: new tokens after `context_before` cached ones.
 struct StepSlice {
@@ -32,7 +27,8 @@ struct StepSlice {
 };
 
 // The analyzer's price of a mixed step: the weights are read once for all the step's tokens; each slice
-// attends over its own cache (cache_work); the runtime profile's terms turn bytes and FLOPs into seconds.
+// attends over its own cache (cache_work); the runtime profile's terms turn bytes and FLOPs into seconds, or,
+// for the `rooftop` runtime on a calibrated chip, this machine's measured kernel rates (CalibratedPricer).
 class StepCost {
  public:
   StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp);
@@ -45,6 +41,7 @@ class StepCost {
   RuntimeRates rates_;
   int64_t tp_ = 1;
   double moe_expert_fraction_ = 1;
+  std::optional<CalibratedPricer> calibrated_;  // the `rooftop` runtime on a calibrated chip
   mutable std::unordered_map<int64_t, PassWork> weights_work_;  // by tokens in the step
 };
 
@@ -62,25 +59,6 @@ struct SchedulerPolicy {
 // applied, the tp share) and its recurrent state.
 std::function<double(int64_t)> kv_footprint(const ModelSpec& m, const PrecisionPlan& p, const SchedulerPolicy& pol);
 
-// When requests arrive: at their arrival_s (an open load), or from a closed loop of `concurrency` clients that
-// each send their next request (in request order) when one of theirs completes. Shared by simulate (analyzer
-// clock) and bench-serve (wall clock).
-class ArrivalClock {
- public:
-  ArrivalClock(const std::vector<ServingRequest>& requests, int64_t concurrency);
-  std::vector<size_t> arrived_by(double now);  // ids arrived at or before `now` not yet returned, by arrival
-  std::optional<double> next_arrival() const;  // none: every request arrived, or the rest wait on completions
-  void completed(double now);                  // a request completed at `now`
-  double arrival(size_t id) const { return arrival_[id]; }
-  double first_arrival() const;
-
- private:
-  std::vector<double> arrival_;  // -1: not yet released (closed loop)
-  std::vector<size_t> order_;
-  size_t next_ = 0, completed_ = 0;
-  bool closed_ = false;
-  int64_t concurrency_ = 0;
-};
 
 // The scheduler's limits on a chip: max_seqs and token_budget (0: the runtime's serving_limits on this chip), and the KV pages the runtime's
 // memory_fraction of each device leaves after the weights and a full step's activations (fit's tp/pp shares).
@@ -146,7 +124,5 @@ struct PlanCandidate {
 std::vector<PlanCandidate> plan_deployments(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ChipSpec>& chips,
                                             const RuntimeProfile& profile, const PlanOptions& o);
 
-// Poisson arrivals at `rate` per second with fixed lengths, from a seeded generator (deterministic).
-std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t prompt, int64_t output, uint64_t seed);
 
 }  // namespace rooftop

@@ -225,7 +225,47 @@ PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double device
   return t;
 }
 
+// A calibrated chip's measured fixed costs of a pass.
+void set_calibrated_fixed_costs(const ChipSpec& chip, Rates& rates) {
+  const OverheadRates& fixed = chip.measured.overhead;
+  if (fixed.per_layer_s) rates.per_layer_s = *fixed.per_layer_s;
+  if (fixed.per_step_s) rates.per_step_s = *fixed.per_step_s;
+  // Split form: the 5 barriers of a layer alone, plus the small ops per value they touch. Measured
+  // together at Llama-3.1-8B's shape they are 66 µs, of which the barriers are 1.2 µs (workers spin
+  // between regions): at SmolLM2-135M's width the same layer's small ops take a seventh of that.
+  if (fixed.sync_per_layer_s && fixed.per_value_s) {
+    rates.per_layer_s = *fixed.sync_per_layer_s;
+    rates.per_value_s = *fixed.per_value_s;
+  }
+  if (fixed.region_start_s) rates.per_region_s = *fixed.region_start_s;
+}
+
 }  // namespace
+
+struct CalibratedPricer::Impl {
+  ChipSpec chip;  // its own copy: rates.chip points at it
+  Rates rates;
+  double layers = 0;
+};
+
+CalibratedPricer::CalibratedPricer(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p) {
+  if (chip.measured.empty()) throw InternalError("CalibratedPricer: chip '" + chip.id + "' has no calibration");
+  auto impl = std::make_shared<Impl>();
+  impl->chip = chip;
+  Rates& r = impl->rates;
+  r.chip = &impl->chip;
+  r.use_measured = true;
+  // Formats the calibration lacks fall back to the datasheet at full efficiency, as speed() does.
+  r.bw = chip.memory_bandwidth_bytes_per_s;
+  r.flops = chip.peak(compute_format_for(chip, p.format_of(ParamClass::attention))).value_or(0);
+  set_calibrated_fixed_costs(chip, r);
+  impl->layers = static_cast<double>(m.layers);
+  impl_ = std::move(impl);
+}
+
+double CalibratedPricer::seconds(const PassWork& w, bool decode, double tokens) const {
+  return pass_time(w, impl_->rates, decode, 1, impl_->layers, false, tokens).s;
+}
 
 SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const SpeedOptions& o) {
   check_positive("prompt-tokens", o.prompt_tokens, 100'000'000);
@@ -322,20 +362,8 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     rates.per_layer_s = prof.per_layer_s;
     r.provenance["overhead_per_layer_s"] = o.layer_overhead_s ? "given" : use_profile ? efficiency_source(false, "per_layer_s") : "assumed";
     if (rates.use_measured && !o.layer_overhead_s) {
-      const OverheadRates& fixed = chip.measured.overhead;
-      if (fixed.per_layer_s) {
-        rates.per_layer_s = *fixed.per_layer_s;
-        r.provenance["overhead_per_layer_s"] = prov("overhead_per_layer_s");
-      }
-      if (fixed.per_step_s) rates.per_step_s = *fixed.per_step_s;
-      // Split form: the 5 barriers of a layer alone, plus the small ops per value they touch. Measured
-      // together at Llama-3.1-8B's shape they are 66 µs, of which the barriers are 1.2 µs (workers spin
-      // between regions): at SmolLM2-135M's width the same layer's small ops take a seventh of that.
-      if (fixed.sync_per_layer_s && fixed.per_value_s) {
-        rates.per_layer_s = *fixed.sync_per_layer_s;
-        rates.per_value_s = *fixed.per_value_s;
-      }
-      if (fixed.region_start_s) rates.per_region_s = *fixed.region_start_s;
+      set_calibrated_fixed_costs(chip, rates);
+      if (chip.measured.overhead.per_layer_s) r.provenance["overhead_per_layer_s"] = prov("overhead_per_layer_s");
     }
     if (!(rates.per_layer_s >= 0 && rates.per_layer_s < 1)) throw InputError("--layer-overhead must be in [0, 1) seconds");
   }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,6 +102,20 @@ struct SpeedResult {
 };
 
 SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const SpeedOptions& o);
+
+// Prices passes on a calibrated chip (one device) the way speed() does with the `rooftop` runtime: each op at
+// the measured kernel rates of its format (GEMV for decode and for matmuls of at most kCpuGemvMaxTokens tokens,
+// GEMM above), plus the measured fixed costs.
+class CalibratedPricer {
+ public:
+  CalibratedPricer(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p);
+  // decode: every sequence adds one token (tokens = sequences); else a pass of `tokens` new tokens.
+  double seconds(const PassWork& w, bool decode, double tokens) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
 
 // Seed 002: expected tokens per target pass with k drafted tokens accepted with probability a.
 double spec_tokens_per_pass(int64_t k, double a);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "base/errors.h"
 
@@ -16,14 +17,6 @@ Scheduler::Scheduler(const SchedulerLimits& limits, std::function<double(int64_t
     throw InputError("no memory is left for the KV cache after the weights; use more devices (--tp) or a smaller format");
 }
 
-std::vector<std::string> Scheduler::describe_policy() {
-  return {"FCFS admission; a preempted sequence returns to the front of the queue",
-          "continuous batching: running sequences first, then admissions, within the token budget and the sequence cap",
-          "chunked prefill mixed with decodes",
-          "paged KV within a byte budget; a sequence admitted only with pages for its whole prompt",
-          "preemption by recompute: the newest running sequence drops its cache; no admissions in a step that preempted",
-          "no prefix caching"};
-}
 
 void Scheduler::arrive(size_t id, int64_t prompt, int64_t output) {
   if (prompt < 1 || output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
@@ -119,5 +112,49 @@ std::vector<StepOutput> Scheduler::finish_step() {
   planned_.clear();
   return out;
 }
+
+std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t prompt, int64_t output, uint64_t seed) {
+  if (!(rate > 0) || !std::isfinite(rate)) throw InputError("--rate must be a number > 0 (requests per second)");
+  std::mt19937_64 gen(seed);
+  std::exponential_distribution<double> gap(rate);
+  std::vector<ServingRequest> r(static_cast<size_t>(std::max<int64_t>(0, n)));
+  double t = 0;
+  for (auto& q : r) {
+    t += gap(gen);
+    q = {t, prompt, output};
+  }
+  return r;
+}
+
+ArrivalClock::ArrivalClock(const std::vector<ServingRequest>& requests, int64_t concurrency)
+    : arrival_(requests.size(), 0), order_(requests.size()), closed_(concurrency > 0), concurrency_(concurrency) {
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  if (closed_) {  // one request per client at 0, then one per completion, in request order
+    for (size_t i = 0; i < arrival_.size(); ++i) arrival_[i] = i < static_cast<size_t>(concurrency) ? 0.0 : -1.0;
+  } else {
+    for (size_t i = 0; i < arrival_.size(); ++i) arrival_[i] = requests[i].arrival_s;
+    std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return arrival_[a] < arrival_[b]; });
+  }
+}
+
+std::vector<size_t> ArrivalClock::arrived_by(double now) {
+  std::vector<size_t> out;
+  while (next_ < order_.size() && arrival_[order_[next_]] >= 0 && arrival_[order_[next_]] <= now) out.push_back(order_[next_++]);
+  return out;
+}
+
+std::optional<double> ArrivalClock::next_arrival() const {
+  if (next_ >= order_.size() || arrival_[order_[next_]] < 0) return std::nullopt;
+  return arrival_[order_[next_]];
+}
+
+void ArrivalClock::completed(double now) {
+  ++completed_;
+  if (!closed_) return;
+  const size_t release = static_cast<size_t>(concurrency_) + completed_ - 1;  // the client sends its next request
+  if (release < arrival_.size()) arrival_[order_[release]] = now;
+}
+
+double ArrivalClock::first_arrival() const { return order_.empty() ? 0 : (closed_ ? 0 : arrival_[order_.front()]); }
 
 }  // namespace rooftop

@@ -18,10 +18,40 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace rooftop {
+
+struct ServingRequest {
+  double arrival_s = 0;
+  int64_t prompt = 0;  // prompt tokens
+  int64_t output = 0;  // tokens to generate (>= 1)
+};
+
+// Poisson arrivals at `rate` per second with fixed lengths, from a seeded generator (deterministic).
+std::vector<ServingRequest> poisson_requests(int64_t n, double rate, int64_t prompt, int64_t output, uint64_t seed);
+
+// When requests arrive: at their arrival_s (an open load), or from a closed loop of `concurrency` clients that
+// each send their next request (in request order) when one of theirs completes. Shared by simulate (analyzer
+// clock) and bench-serve (wall clock).
+class ArrivalClock {
+ public:
+  ArrivalClock(const std::vector<ServingRequest>& requests, int64_t concurrency);
+  std::vector<size_t> arrived_by(double now);  // ids arrived at or before `now` not yet returned, by arrival
+  std::optional<double> next_arrival() const;  // none: every request arrived, or the rest wait on completions
+  void completed(double now);                  // a request completed at `now`
+  double arrival(size_t id) const { return arrival_[id]; }
+  double first_arrival() const;
+
+ private:
+  std::vector<double> arrival_;  // -1: not yet released (closed loop)
+  std::vector<size_t> order_;
+  size_t next_ = 0, completed_ = 0;
+  bool closed_ = false;
+  int64_t concurrency_ = 0;
+};
 
 struct SchedulerLimits {
   int64_t max_seqs = 256;        // sequences in one step
@@ -69,8 +99,6 @@ class Scheduler {
   double kv_fraction() const { return used_ / limits_.kv_budget_bytes; }
   int64_t preemptions() const { return preemptions_; }
   const SchedulerLimits& limits() const { return limits_; }
-  // One line per policy, for outputs.
-  static std::vector<std::string> describe_policy();
 
  private:
   struct Sequence {

@@ -10,26 +10,13 @@
 #include "base/files.h"
 #include "base/limits.h"
 #include "cli/common.h"
+#include "cli/serving_bench.h"
 #include "reports/serving_report.h"
 #include "reports/table.h"
 #include "reports/units.h"
 
 namespace rooftop::cli {
-namespace {
 
-struct SimulateCli {
-  ModelOptions m;
-  OutputOptions out;
-  std::string rates;
-  double slo_ttft = 0, slo_tpot = 0;
-  int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 0, block = 16;
-  uint64_t seed = 1;
-  std::string trace;
-  CLI::App* cmd = nullptr;
-  bool given(const char* name) const { return cmd->count(name) > 0; }
-};
-
-// A trace: CSV with a header naming arrival_s, prompt_tokens and output_tokens (any order, other columns ignored).
 std::vector<ServingRequest> read_trace(const std::string& path) {
   std::istringstream in(read_text_file(path, "trace"));
   std::string line;
@@ -80,6 +67,21 @@ std::vector<ServingRequest> read_trace(const std::string& path) {
   if (r.empty()) throw InputError(path + ": no requests after the header");
   return r;
 }
+
+namespace {
+
+struct SimulateCli {
+  ModelOptions m;
+  OutputOptions out;
+  std::string rates;
+  double slo_ttft = 0, slo_tpot = 0;
+  int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 0, block = 16;
+  uint64_t seed = 1;
+  std::string trace;
+  CLI::App* cmd = nullptr;
+  bool given(const char* name) const { return cmd->count(name) > 0; }
+};
+
 
 nlohmann::json percentiles_json(const Percentiles& p) { return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}}; }
 

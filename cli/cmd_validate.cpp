@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/serving_bench.h"
 #include "base/limits.h"
 #include "analyzer/errors.h"
 #include "base/files.h"
@@ -54,7 +55,8 @@ void register_validate(CLI::App& app, Context& ctx) {
     std::string hw = "cpu";
     std::string device = "cpu";
     bool no_calibrate = false;
-    bool published = false;
+    bool published = false, serving = false;
+    int64_t requests = 200;
     PublishedOptions pub;
   };
   auto o = std::make_shared<Opts>();
@@ -80,9 +82,20 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_option("--published-dir", o->pub.dirs, "with --published: add the sources (*.yaml, the dataset's schema) of this folder; repeatable");
   cmd->add_flag("--held-out", o->pub.only_dirs,
                 "with --published-dir: compare only those sources (not fitted on), predicted by the fitted profiles");
+  cmd->add_flag("--serving", o->serving,
+                "serve SmolLM2-135M with the engine at a light, a medium and a saturating Poisson rate and set the simulator's "
+                "percentiles beside the measured ones (--quick: 20 requests per rate)");
+  cmd->add_option("--requests", o->requests, "with --serving: requests per rate")->capture_default_str()->check(in_range(1, 100000));
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
   cmd->callback([&ctx, o, cmd] {
     ctx.action = [&ctx, o, cmd] {
+      if (cmd->count("--requests") && !o->serving) throw InputError("--requests goes with --serving (rooftop validate --serving --requests 200)");
+      if (o->serving) {
+        if (o->published) throw InputError("--serving and --published are two validations; run them one at a time");
+        if (o->out.format == "html") throw InputError("validate --serving writes table, json or md; html is for the sweep");
+        check_threads(o->threads);
+        return run_validate_serving(ctx, o->out, o->quick ? std::min<int64_t>(o->requests, 20) : o->requests, o->threads);
+      }
       if (o->published) {
         o->pub.out = o->out;
         if (cmd->count("--hw")) o->pub.hw = o->hw;

@@ -59,6 +59,8 @@ class Forward {
   // Drops the cached positions from n on (0 <= n <= cache().length()), so the next decode runs at position n
   // again: repeated decode steps at one fixed context.
   void rewind(int64_t n) { caches_[0].truncate(n); }
+  // Empties sequence seq's cache (a finished or preempted sequence's slot, reused by the next).
+  void reset(int64_t seq) { caches_.at(size_t(seq)).truncate(0); }
   // Sets every sequence's length to n (0 <= n <= capacity): the next step runs at position n. Positions no pass
   // wrote hold zeros; only for timing steps at a fixed context (rooftop validate's synthetic models).
   void seek(int64_t n);

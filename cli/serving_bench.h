@@ -1,0 +1,39 @@
+// bench-serve and validate --serving: the engine serving a load beside the simulator on the same requests.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "analyzer/serving.h"
+#include "cli/cli.h"
+#include "engine/serve.h"
+#include "reports/table.h"
+
+namespace rooftop::cli {
+
+struct ServingComparison {
+  std::string model_path;
+  size_t requests = 0;
+  engine::ServeLoadResult engine;          // the engine's own record
+  SimulationResult measured, simulated;    // summarized the same way
+  bool calibrated = false;                 // the simulation had this CPU's calibrated rates
+};
+
+// Serves `requests` with the engine on `gguf` (a --gguf argument), then simulates them on the calibrated "cpu" card
+// with the same scheduler limits.
+ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, const std::vector<ServingRequest>& requests,
+                                     const engine::ServeLoadOptions& so, int threads);
+reports::Table serving_comparison_table(const std::string& title, const std::vector<std::string>& loads,
+                                        const std::vector<ServingComparison>& runs);
+nlohmann::json serving_comparison_json(const ServingComparison& c);
+
+// rooftop validate --serving: SmolLM2-135M served at a light, a medium and a saturating Poisson rate (`requests`
+// each), measured beside simulated. Returns the exit code.
+int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t requests, int threads);
+
+// A trace: CSV with a header naming arrival_s, prompt_tokens and output_tokens (any order, other columns ignored);
+// bad rows are InputError with file:line.
+std::vector<ServingRequest> read_trace(const std::string& path);
+
+}  // namespace rooftop::cli
