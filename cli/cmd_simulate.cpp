@@ -61,6 +61,8 @@ std::vector<ServingRequest> read_trace(const std::string& path) {
     }
     if (q.prompt < 1 || q.prompt > limits::kContext || q.output < 1 || q.output > limits::kContext)
       bad("prompt_tokens and output_tokens must be 1 to " + std::to_string(limits::kContext));
+    if (!r.empty() && q.arrival_s < r.back().arrival_s)
+      bad("arrival_s " + cells[ca] + " is earlier than the row before; expected the requests in arrival order");
     r.push_back(q);
     if (r.size() > 1'000'000) bad("more than 1,000,000 requests");
   }

@@ -418,6 +418,51 @@ TEST_CASE("run --refresh predicts again from the file's formats re-measured now,
   }
 }
 
+TEST_CASE("bench-serve: the engine serves a load with the simulator's scheduler; the same requests simulated beside it") {
+  REQUIRE(std::filesystem::is_regular_file(rooftop::engine::default_model_path()));  // fetched by scripts/setup.sh
+  // One client, 3 requests of 8 + 5 tokens: each request is one prefill step (a mixed step of one slice) and 4
+  // decode steps, on both clocks: 15 steps, 3 of them mixed.
+  auto j = json_of({"bench-serve", "--concurrency", "1", "--requests", "3", "--prompt-tokens", "8", "--output-tokens", "5"});
+  CHECK(j["requests"] == 3);
+  CHECK(j["measured"]["steps"] == 15);
+  CHECK(j["simulated"]["steps"] == 15);
+  CHECK(j["mixed_steps"] == 3);
+  CHECK(j["measured"]["mean_batch"].get<double>() == Approx(1.0));
+  CHECK(j["kv_capacity_tokens"] == 13);
+  for (const char* side : {"measured", "simulated"}) {
+    INFO(side);
+    const double ttft = j[side]["ttft_s"]["p50"].get<double>(), tpot = j[side]["tpot_s"]["p50"].get<double>();
+    CHECK(ttft > 0);
+    CHECK(tpot > 0);
+    CHECK(j[side]["e2e_s"]["p50"].get<double>() == Approx(ttft + 4 * tpot).epsilon(0.3));
+  }
+  // Units and wiring, not speed: the two clocks agree within 4x either way on any machine this runs on.
+  const double ratio = j["simulated"]["tpot_s"]["p50"].get<double>() / j["measured"]["tpot_s"]["p50"].get<double>();
+  CHECK(ratio > 0.25);
+  CHECK(ratio < 4.0);
+  // Four clients at once: the first step admits all four prompts (a mixed step of 4 slices), then they decode together.
+  auto four = json_of({"bench-serve", "--concurrency", "4", "--requests", "4", "--prompt-tokens", "8", "--output-tokens", "3"});
+  CHECK(four["measured"]["steps"] == 3);
+  CHECK(four["measured"]["mean_batch"].get<double>() == Approx(4.0));
+  // Bad input: one line, exit 2.
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-bench-serve";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "unsorted.csv") << "arrival_s,prompt_tokens,output_tokens\n1,4,4\n0.5,4,4\n";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"bench-serve", "--requests", "2"},                                      // no load
+           {"bench-serve", "--rate", "2", "--concurrency", "2"},                    // two loads
+           {"bench-serve", "--rate", "2", "--prompt-tokens", "9000"},               // past the model's context
+           {"bench-serve", "--trace", (dir / "unsorted.csv").string()},
+           {"validate", "--requests", "5"},                                          // --requests without --serving
+       }) {
+    auto r = cli(args);
+    INFO(args[1]);
+    CHECK(r.code == 2);
+    CHECK(one_line(r.err));
+  }
+  CHECK(cli({"bench-serve", "--trace", (dir / "unsorted.csv").string()}).err.find("unsorted.csv:3") != std::string::npos);
+}
+
 TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 figures, and bad traces") {
   const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-simulate";
   std::filesystem::create_directories(dir);
