@@ -91,6 +91,22 @@ std::vector<ScheduledSlice> Scheduler::plan() {
   return out;
 }
 
+bool Scheduler::cancel(size_t id) {
+  if (!planned_.empty()) throw InternalError("scheduler: cancel inside a step");
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it)
+    if (it->id == id) {
+      waiting_.erase(it);
+      return false;
+    }
+  for (auto it = running_.begin(); it != running_.end(); ++it)
+    if (it->id == id) {
+      used_ = std::max(0.0, used_ - it->held);
+      running_.erase(it);
+      return true;
+    }
+  return false;
+}
+
 std::vector<StepOutput> Scheduler::finish_step() {
   std::vector<StepOutput> out;
   std::vector<size_t> leaving;  // indices in running_, ascending

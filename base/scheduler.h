@@ -88,6 +88,9 @@ class Scheduler {
   // while planning are in preempted() (their caches must be dropped before the step runs).
   std::vector<ScheduledSlice> plan();
   const std::vector<size_t>& preempted() const { return preempted_; }
+  // Removes request `id` wherever it is (a client left, or it met a stop token) and frees its pages; true when it
+  // was running (its cache must be dropped). Only between steps (after finish_step).
+  bool cancel(size_t id);
   // After the planned step ran: each slice that completed its prefill (or recompute), and each decode slice,
   // produced one token; finished sequences release their pages.
   std::vector<StepOutput> finish_step();

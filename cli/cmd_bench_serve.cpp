@@ -44,10 +44,10 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
   const RuntimeProfile prof = *resolve_runtime(mo);
   const StepCost cost(spec, chip, plan, prof, 1);
   SchedulerPolicy pol;
-  pol.max_seqs = so.max_seqs;
-  pol.token_budget = so.token_budget;
-  pol.block_tokens = so.block_tokens;
-  pol.kv_budget_bytes = kv_footprint(spec, plan, pol)(c.engine.kv_capacity) * static_cast<double>(so.max_seqs);
+  pol.max_seqs = so.limits.max_seqs;
+  pol.token_budget = so.limits.token_budget;
+  pol.block_tokens = so.limits.block_tokens;
+  pol.kv_budget_bytes = kv_footprint(spec, plan, pol)(c.engine.kv_capacity) * static_cast<double>(so.limits.max_seqs);
   SimulationOptions sim;
   sim.concurrency = so.concurrency;
   c.simulated = simulate(spec, plan, requests, pol, cost, sim);
@@ -124,11 +124,11 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
   }
   if (out.format == "json") {
     emit(ctx, out, nlohmann::json{{"model_path", runs.front().model_path}, {"prompt_tokens", 64}, {"output_tokens", 32},
-                                  {"max_seqs", so.max_seqs}, {"token_budget", so.token_budget}, {"runs", j}}.dump(2) + "\n");
+                                  {"max_seqs", so.limits.max_seqs}, {"token_budget", so.limits.token_budget}, {"runs", j}}.dump(2) + "\n");
     return kExitOk;
   }
   const std::string title = fmt::format("validate --serving: {} requests of 64 + 32 tokens per rate on {}, at most {} sequences "
-                                        "and {} tokens per step", requests, runs.front().model_path, so.max_seqs, so.token_budget);
+                                        "and {} tokens per step", requests, runs.front().model_path, so.limits.max_seqs, so.limits.token_budget);
   emit(ctx, out, reports::render({serving_comparison_table(title, loads, runs)}, out.format));
   return kExitOk;
 }
@@ -158,9 +158,9 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
   cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, 32768));
   cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, 32768));
   cmd->add_option("--seed", o->seed, "random seed of the arrivals and the prompts' token ids")->capture_default_str();
-  cmd->add_option("--max-seqs", o->so.max_seqs, "sequences per step (and KV slots)")->capture_default_str()->check(in_range(1, 1024));
-  cmd->add_option("--token-budget", o->so.token_budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 65536));
-  cmd->add_option("--block-tokens", o->so.block_tokens, "KV page size in tokens (the scheduler's booking)")->capture_default_str()->check(in_range(1, 4096));
+  cmd->add_option("--max-seqs", o->so.limits.max_seqs, "sequences per step (and KV slots)")->capture_default_str()->check(in_range(1, 1024));
+  cmd->add_option("--token-budget", o->so.limits.token_budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 65536));
+  cmd->add_option("--block-tokens", o->so.limits.block_tokens, "KV page size in tokens (the scheduler's booking)")->capture_default_str()->check(in_range(1, 4096));
   cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
   add_output_options(*cmd, o->out, {"table", "json", "md", "csv"});
   cmd->callback([&ctx, o] {
@@ -189,13 +189,13 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
         nlohmann::json j = serving_comparison_json(c);
         j["model_path"] = c.model_path;
         j["load"] = load;
-        j["max_seqs"] = so.max_seqs;
-        j["token_budget"] = so.token_budget;
+        j["max_seqs"] = so.limits.max_seqs;
+        j["token_budget"] = so.limits.token_budget;
         emit(ctx, o->out, j.dump(2) + "\n");
         return kExitOk;
       }
       const std::string title = fmt::format("bench-serve: {} requests on {}, at most {} sequences and {} tokens per step",
-                                            c.requests, c.model_path, so.max_seqs, so.token_budget);
+                                            c.requests, c.model_path, so.limits.max_seqs, so.limits.token_budget);
       emit(ctx, o->out, reports::render({serving_comparison_table(title, {load}, {c})}, o->out.format));
       return kExitOk;
     };

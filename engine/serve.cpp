@@ -1,4 +1,4 @@
-// bench-serve's loop: arrivals on the wall clock, the shared scheduler, the engine's batched steps.
+// BatchRunner: the shared scheduler's steps run by the engine; serve_load: bench-serve's arrivals on the wall clock.
 #include "engine/serve.h"
 
 #include <algorithm>
@@ -7,120 +7,163 @@
 #include <thread>
 
 #include "base/errors.h"
-#include "engine/forward.h"
 
 namespace rooftop::engine {
 
+namespace {
+SchedulerLimits scheduler_limits(const LlamaConfig& c, const RunnerLimits& l) {
+  if (l.max_seqs < 1 || l.capacity < 1) throw InputError("the server needs at least 1 sequence slot of at least 1 position");
+  if (l.capacity > c.context)
+    throw InputError("a request of " + std::to_string(l.capacity) + " tokens exceeds the model's context of " +
+                     std::to_string(c.context) + " tokens");
+  return {l.max_seqs, l.token_budget, l.block_tokens, c.kv_cache_bytes(l.capacity) * double(l.max_seqs)};
+}
+}  // namespace
+
+BatchRunner::BatchRunner(const LlamaModel& model, kernels::ThreadPool& pool, const RunnerLimits& limits)
+    : model_(model), limits_(limits), fwd_(model, limits.capacity, pool, limits.max_seqs),
+      kv_bytes_(model.cfg.kv_cache_bytes(limits.capacity) * double(limits.max_seqs)),
+      sched_(scheduler_limits(model.cfg, limits), [per_token = model.cfg.kv_cache_bytes(limits.capacity) / double(limits.capacity),
+                                                   block = limits.block_tokens](int64_t tokens) {
+        // A sequence's pages: its share of one slot, in whole pages.
+        return double((tokens + block - 1) / block * block) * per_token;
+      }) {
+  for (int64_t s = limits.max_seqs - 1; s >= 0; --s) free_slots_.push_back(s);
+}
+
+void BatchRunner::add(size_t id, std::vector<int32_t> prompt, int64_t max_output, const SamplerConfig& sampler) {
+  const int64_t need = int64_t(prompt.size()) + max_output;
+  if (prompt.empty() || max_output < 1) throw InputError("a request needs a prompt and at least 1 token to generate");
+  if (need > limits_.capacity)
+    throw InputError("prompt (" + std::to_string(prompt.size()) + " tokens) + " + std::to_string(max_output) +
+                     " to generate exceeds the " + std::to_string(limits_.capacity) + " positions of a sequence");
+  for (int32_t t : prompt)
+    if (t < 0 || t >= model_.cfg.vocab) throw InputError("token id " + std::to_string(t) + " is outside the vocabulary");
+  if (requests_.count(id)) throw InternalError("BatchRunner: request " + std::to_string(id) + " added twice");
+  sched_.arrive(id, int64_t(prompt.size()), max_output);
+  Request r;
+  r.tokens = std::move(prompt);
+  r.tokens.reserve(size_t(need));
+  r.sampler = std::make_unique<Sampler>(sampler);
+  requests_.emplace(id, std::move(r));
+}
+
+void BatchRunner::release(size_t id) {
+  auto it = requests_.find(id);
+  if (it == requests_.end() || it->second.slot < 0) return;
+  fwd_.reset(it->second.slot);
+  free_slots_.push_back(it->second.slot);
+  it->second.slot = -1;
+}
+
+void BatchRunner::cancel(size_t id) {
+  sched_.cancel(id);
+  release(id);
+  requests_.erase(id);
+}
+
+std::vector<BatchRunner::Token> BatchRunner::step() {
+  if (sched_.idle()) return {};
+  const std::vector<ScheduledSlice> plan = sched_.plan();
+  for (size_t id : sched_.preempted()) release(id);
+  std::vector<SeqTokens> slices;
+  bool decodes_only = true;
+  for (const ScheduledSlice& s : plan) {
+    Request& r = requests_.at(s.id);
+    if (s.restart) {
+      if (r.slot >= 0 || free_slots_.empty()) throw InternalError("BatchRunner: no free slot for a sequence the scheduler admitted");
+      r.slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    if (s.context_before + s.new_tokens > int64_t(r.tokens.size())) throw InternalError("BatchRunner: a slice past the sequence's tokens");
+    slices.push_back({r.slot, std::span<const int32_t>(r.tokens).subspan(size_t(s.context_before), size_t(s.new_tokens))});
+    decodes_only = decodes_only && s.new_tokens == 1;
+  }
+  std::span<const float> logits;
+  if (decodes_only) {
+    std::vector<int32_t> tokens;
+    std::vector<int64_t> seqs;
+    for (const auto& s : slices) {
+      tokens.push_back(s.tokens[0]);
+      seqs.push_back(s.seq);
+    }
+    logits = fwd_.decode_batch(tokens, seqs);
+  } else {
+    logits = fwd_.step(slices);
+    ++mixed_steps_;
+  }
+  ++steps_;
+  batch_sum_ += double(plan.size());
+  const size_t V = size_t(model_.cfg.vocab);
+  std::vector<Token> out;
+  for (const StepOutput& o : sched_.finish_step()) {
+    size_t row = 0;
+    while (plan[row].id != o.id) ++row;
+    Request& r = requests_.at(o.id);
+    const int32_t t = r.sampler->sample(logits.subspan(row * V, V));
+    r.tokens.push_back(t);
+    out.push_back({o.id, t, o.first, o.finished});
+    if (o.finished) {
+      release(o.id);
+      requests_.erase(o.id);
+    }
+  }
+  return out;
+}
+
 ServeLoadResult serve_load(const LlamaModel& model, kernels::ThreadPool& pool, const std::vector<ServingRequest>& requests,
                            const ServeLoadOptions& o) {
-  const LlamaConfig& c = model.cfg;
-  if (o.max_seqs < 1) throw InputError("--max-seqs must be >= 1");
   ServeLoadResult res;
+  RunnerLimits limits = o.limits;
+  limits.capacity = 1;
   for (const auto& r : requests) {
     if (r.prompt < 1 || r.output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
-    res.kv_capacity = std::max(res.kv_capacity, r.prompt + r.output);
+    limits.capacity = std::max(limits.capacity, r.prompt + r.output);
   }
-  if (res.kv_capacity > c.context)
-    throw InputError("a request of " + std::to_string(res.kv_capacity) + " tokens exceeds the model's context of " +
-                     std::to_string(c.context) + " tokens");
-  Forward fwd(model, res.kv_capacity, pool, o.max_seqs);
-  res.kv_bytes = c.kv_cache_bytes(res.kv_capacity) * static_cast<double>(o.max_seqs);
-  // The scheduler books pages of the slots' cache: a sequence's footprint is its pages' share of one slot.
-  const double per_token = c.kv_cache_bytes(res.kv_capacity) / static_cast<double>(res.kv_capacity);
-  const int64_t block = o.block_tokens;
-  Scheduler sched({o.max_seqs, o.token_budget, block, res.kv_bytes},
-                  [per_token, block](int64_t tokens) { return static_cast<double>((tokens + block - 1) / block * block) * per_token; });
-
-  // Each request's tokens: its prompt (random ids, seeded), then what it generates.
+  BatchRunner runner(model, pool, limits);
+  res.kv_capacity = limits.capacity;
+  res.kv_bytes = runner.kv_bytes();
+  // Each request's prompt: random ids, seeded.
   std::mt19937_64 gen(o.seed);
-  std::uniform_int_distribution<int32_t> id(0, int32_t(c.vocab - 1));
-  std::vector<std::vector<int32_t>> tokens(requests.size());
+  std::uniform_int_distribution<int32_t> pick(0, int32_t(model.cfg.vocab - 1));
+  std::vector<std::vector<int32_t>> prompts(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
-    tokens[i].resize(size_t(requests[i].prompt));
-    for (auto& t : tokens[i]) t = id(gen);
-    tokens[i].reserve(size_t(requests[i].prompt + requests[i].output));
+    prompts[i].resize(size_t(requests[i].prompt));
+    for (auto& t : prompts[i]) t = pick(gen);
   }
-  std::vector<int64_t> slot_of(requests.size(), -1), free_slots;
-  for (int64_t s = o.max_seqs - 1; s >= 0; --s) free_slots.push_back(s);
-  auto release = [&](size_t rid) {
-    fwd.reset(slot_of[rid]);
-    free_slots.push_back(slot_of[rid]);
-    slot_of[rid] = -1;
-  };
 
   ArrivalClock clock(requests, o.concurrency);
   res.ttft_s.assign(requests.size(), -1);
   res.e2e_s.assign(requests.size(), -1);
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  double batch_sum = 0;
   size_t finished = 0;
-  std::vector<SeqTokens> slices;
-  std::vector<int32_t> decode_tokens;
-  std::vector<int64_t> decode_seqs;
+  double last = 0;
   while (finished < requests.size()) {
-    for (size_t rid : clock.arrived_by(elapsed())) sched.arrive(rid, requests[rid].prompt, requests[rid].output);
-    if (sched.idle()) {  // sleep until the next arrival
+    for (size_t id : clock.arrived_by(elapsed())) runner.add(id, std::move(prompts[id]), requests[id].output);
+    if (runner.idle()) {  // sleep until the next arrival
       const auto at = clock.next_arrival();
       if (!at) throw InternalError("bench-serve: no request left to arrive while " + std::to_string(requests.size() - finished) + " are unfinished");
       const double wait = *at - elapsed();
       if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
       continue;
     }
-    const std::vector<ScheduledSlice> plan = sched.plan();
-    for (size_t rid : sched.preempted()) release(rid);
-    slices.clear();
-    bool decodes_only = true;
-    for (const ScheduledSlice& s : plan) {
-      if (s.restart) {
-        if (slot_of[s.id] >= 0) throw InternalError("bench-serve: a restarted sequence still holds a slot");
-        if (free_slots.empty()) throw InternalError("bench-serve: more sequences than slots");
-        slot_of[s.id] = free_slots.back();
-        free_slots.pop_back();
-      }
-      const auto& t = tokens[s.id];
-      if (s.context_before + s.new_tokens > int64_t(t.size()))
-        throw InternalError("bench-serve: a slice past the sequence's tokens");
-      slices.push_back({slot_of[s.id], std::span<const int32_t>(t).subspan(size_t(s.context_before), size_t(s.new_tokens))});
-      decodes_only = decodes_only && s.new_tokens == 1;
-    }
-    std::span<const float> logits;
-    if (decodes_only) {
-      decode_tokens.clear();
-      decode_seqs.clear();
-      for (const auto& s : slices) {
-        decode_tokens.push_back(s.tokens[0]);
-        decode_seqs.push_back(s.seq);
-      }
-      logits = fwd.decode_batch(decode_tokens, decode_seqs);
-    } else {
-      logits = fwd.step(slices);
-      ++res.mixed_steps;
-    }
-    // Greedy: each slice's row, kept for the sequences the step gives a token to.
-    std::vector<int32_t> next(plan.size());
-    for (size_t i = 0; i < plan.size(); ++i) {
-      const float* row = logits.data() + i * size_t(c.vocab);
-      next[i] = int32_t(std::max_element(row, row + c.vocab) - row);
-    }
+    const auto tokens = runner.step();
     const double now = elapsed();
-    ++res.steps;
-    batch_sum += static_cast<double>(plan.size());
-    for (const StepOutput& out : sched.finish_step()) {
-      size_t i = 0;
-      while (plan[i].id != out.id) ++i;
-      tokens[out.id].push_back(next[i]);
-      if (out.first) res.ttft_s[out.id] = now - clock.arrival(out.id);
-      if (!out.finished) continue;
-      res.e2e_s[out.id] = now - clock.arrival(out.id);
-      release(out.id);
+    for (const auto& t : tokens) {
+      if (t.first) res.ttft_s[t.id] = now - clock.arrival(t.id);
+      if (!t.finished) continue;
+      res.e2e_s[t.id] = now - clock.arrival(t.id);
       ++finished;
+      last = now;
       clock.completed(now);
     }
   }
-  res.duration_s = elapsed() - clock.first_arrival();
-  res.preemptions = sched.preemptions();
-  res.mean_batch = res.steps > 0 ? batch_sum / static_cast<double>(res.steps) : 0;
+  res.duration_s = last - clock.first_arrival();
+  res.steps = runner.steps();
+  res.mixed_steps = runner.mixed_steps();
+  res.preemptions = runner.preemptions();
+  res.mean_batch = runner.mean_batch();
   return res;
 }
 

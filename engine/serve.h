@@ -1,21 +1,76 @@
-// Serving a load through the engine on the wall clock (rooftop bench-serve): the scheduler of base/scheduler.h
-// decides each step, Forward runs it (decode_batch when every slice is one token, else one mixed step), and
-// requests arrive in real time from the same ArrivalClock the simulator uses.
+// Serving several sequences through the engine: BatchRunner joins the shared scheduler (base/scheduler.h) to
+// Forward (decode_batch when every slice is one token, else one mixed step) and a sampler per request. bench-serve
+// drives it from the same ArrivalClock the simulator uses, on the wall clock; `rooftop serve` from HTTP requests.
 #pragma once
 #include <cstdint>
-#include <utility>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "base/scheduler.h"
+#include "engine/forward.h"
 #include "engine/model.h"
+#include "engine/sampler.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace rooftop::engine {
 
-struct ServeLoadOptions {
+struct RunnerLimits {
   int64_t max_seqs = 16;       // sequences in a step, and KV slots allocated
   int64_t token_budget = 512;  // tokens in a step
   int64_t block_tokens = 16;   // KV page size of the scheduler's booking
+  int64_t capacity = 1024;     // positions per slot: prompt + output of one request at most
+};
+
+class BatchRunner {
+ public:
+  // The KV cache is max_seqs slots of `capacity` positions (fp32), allocated here; the scheduler's page budget
+  // is that whole cache, so it admits at most max_seqs sequences and never preempts.
+  BatchRunner(const LlamaModel& model, kernels::ThreadPool& pool, const RunnerLimits& limits);
+
+  // A request joins the queue. InputError when prompt + max_output exceeds the capacity, or a token id is outside
+  // the vocabulary.
+  void add(size_t id, std::vector<int32_t> prompt, int64_t max_output, const SamplerConfig& sampler = {});
+  // Drops a request wherever it is (a client left, or it produced a stop token) and frees its slot.
+  void cancel(size_t id);
+
+  struct Token {
+    size_t id = 0;
+    int32_t token = 0;
+    bool first = false, finished = false;  // finished: its max_output-th token (it has left the runner)
+  };
+  // One step of continuous batching; empty when nothing waits or runs.
+  std::vector<Token> step();
+  bool idle() const { return sched_.idle(); }
+
+  int64_t steps() const { return steps_; }
+  int64_t mixed_steps() const { return mixed_steps_; }
+  int64_t preemptions() const { return sched_.preemptions(); }
+  double mean_batch() const { return steps_ > 0 ? batch_sum_ / double(steps_) : 0; }
+  double kv_bytes() const { return kv_bytes_; }
+  size_t in_flight() const { return requests_.size(); }
+
+ private:
+  struct Request {
+    std::vector<int32_t> tokens;  // prompt, then what it generated
+    int64_t slot = -1;
+    std::unique_ptr<Sampler> sampler;
+  };
+  void release(size_t id);
+
+  const LlamaModel& model_;
+  RunnerLimits limits_;
+  Forward fwd_;
+  double kv_bytes_ = 0;
+  Scheduler sched_;
+  std::unordered_map<size_t, Request> requests_;
+  std::vector<int64_t> free_slots_;
+  int64_t steps_ = 0, mixed_steps_ = 0;
+  double batch_sum_ = 0;
+};
+
+struct ServeLoadOptions {
+  RunnerLimits limits;
   int64_t concurrency = 0;     // > 0: a closed loop of this many clients
   uint64_t seed = 1;           // of the prompts' random token ids
 };
@@ -30,9 +85,8 @@ struct ServeLoadResult {
 };
 
 // Serves `requests` (prompts of random token ids, greedy decoding for exactly `output` tokens: end-of-sequence
-// is ignored, as load generators do). The KV cache is max_seqs slots of the longest request's positions, so the
-// scheduler's page budget is that whole cache and it never preempts. Throws InputError for requests longer than
-// the model's context.
+// is ignored, as load generators do), arriving on the wall clock. The slots hold the longest request (the
+// limits' capacity is set to it). Throws InputError for requests longer than the model's context.
 ServeLoadResult serve_load(const LlamaModel& model, kernels::ThreadPool& pool, const std::vector<ServingRequest>& requests,
                            const ServeLoadOptions& o);
 

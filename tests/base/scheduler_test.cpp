@@ -103,3 +103,21 @@ TEST_CASE("bad requests and limits get one line", "[base][scheduler]") {
   CHECK_THROWS_AS(s.arrive(0, 8, 1), InputError);  // 9 tokens need 3 pages of the 2
   CHECK(s.idle());
 }
+
+TEST_CASE("cancel frees a running sequence's pages and removes a waiting one", "[base][scheduler]") {
+  Scheduler s({1, 100, 4, 10}, pages_of_4());
+  s.arrive(0, 8, 4);
+  s.arrive(1, 4, 4);
+  check_plan(s.plan(), {{0, 8, 0, true}});  // the cap of 1 sequence: B waits
+  s.finish_step();
+  CHECK(s.used_bytes() == 2);
+  CHECK(s.cancel(0));   // running: its 2 pages come back
+  CHECK(s.used_bytes() == 0);
+  CHECK_FALSE(s.cancel(0));  // gone already
+  check_plan(s.plan(), {{1, 4, 0, true}});
+  CHECK_THROWS_AS(s.cancel(1), InternalError);  // inside a step
+  s.finish_step();
+  s.arrive(2, 4, 4);
+  CHECK_FALSE(s.cancel(2));  // waiting (B holds the one sequence)
+  CHECK(s.waiting() == 0);
+}
