@@ -21,6 +21,7 @@ void register_formats(CLI::App&, Context&);
 void register_simulate(CLI::App&, Context&);
 void register_plan(CLI::App&, Context&);
 void register_bench_serve(CLI::App&, Context&);
+void register_serve(CLI::App&, Context&);
 void register_quant(CLI::App&, Context&);
 
 const std::vector<Registrar>& registrars() {
@@ -42,6 +43,7 @@ const std::vector<Registrar>& registrars() {
       register_simulate,
       register_plan,
       register_bench_serve,
+      register_serve,
       register_quant,
   };
   return list;

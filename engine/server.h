@@ -1,0 +1,49 @@
+// rooftop serve: an OpenAI-compatible HTTP endpoint over BatchRunner (cpp-httplib from Debian).
+//
+// POST /v1/completions and /v1/chat/completions (stream or not), GET /v1/models and /health. One engine thread
+// runs the scheduler's steps; HTTP threads parse requests, queue them, and wait on (or stream) their tokens.
+// Bounds: the body size, max_tokens, prompt + max_tokens within a sequence's positions, and the requests in flight
+// (beyond: 429). A streamed client that goes away frees its sequence at the next step. stop() ends the listen loop
+// and the engine thread; requests still in flight end with finish_reason "abort".
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/model.h"
+#include "engine/serve.h"
+#include "engine/tokenizer.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace rooftop::engine {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                   // 0: any free port
+  RunnerLimits limits{8, 512, 16, 2048};
+  int64_t max_tokens = 512;          // the most a request may ask for (its default: 16 for completions, as OpenAI's)
+  int64_t max_in_flight = 32;        // requests queued or running; one more gets 429
+  size_t max_body_bytes = 1 << 20;
+  std::string model_name = "rooftop";
+};
+
+class Server {
+ public:
+  Server(const LlamaModel& model, const Tokenizer& tok, kernels::ThreadPool& pool, const ServerOptions& o);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds host:port; returns the port. InputError when it cannot (in use, bad address).
+  int bind();
+  // Serves until stop() (blocking).
+  void run();
+  // From any thread (not a signal handler).
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rooftop::engine
