@@ -143,7 +143,8 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
   std::vector<std::pair<double, double>> timeline;
 
   while (finished < requests.size()) {
-    for (size_t id : clock.arrived_by(now)) sched.arrive(id, requests[id].prompt, requests[id].output);
+    for (size_t id : clock.arrived_by(now))
+      sched.arrive(id, requests[id].prompt, requests[id].output, requests[id].prefix_id, requests[id].prefix_tokens);
     if (sched.idle()) {  // idle until the next arrival
       const auto at = clock.next_arrival();
       if (!at) throw InternalError("simulate: no request left to arrive while " + std::to_string(requests.size() - finished) + " are unfinished");
@@ -172,6 +173,7 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
 
   SimulationResult res = summarize_serving(requests, ttft, done, now - first_arrival, o.slo_ttft_s, o.slo_tpot_s);
   res.preemptions = sched.preemptions();
+  res.prefix_hit_tokens = sched.prefix_hit_tokens();
   res.steps = steps;
   res.peak_kv_fraction = peak_kv;
   if (res.duration_s > 0) res.mean_kv_fraction = kv_time_integral / res.duration_s;

@@ -85,6 +85,7 @@ struct SimulationResult {
   double goodput_requests_per_s = 0;   // requests meeting both SLOs, per second
   double slo_attained = 0;             // their fraction
   int64_t preemptions = 0, steps = 0;
+  int64_t prefix_hit_tokens = 0;       // prompt tokens served from cached shared prefixes
   double peak_kv_fraction = 0, mean_kv_fraction = 0;  // of the KV budget, time-weighted mean
   double mean_batch = 0;               // sequences per step
   std::vector<std::pair<double, double>> kv_timeline;  // (seconds, fraction of the KV budget)

@@ -18,8 +18,10 @@ Scheduler::Scheduler(const SchedulerLimits& limits, std::function<double(int64_t
 }
 
 
-void Scheduler::arrive(size_t id, int64_t prompt, int64_t output) {
+void Scheduler::arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix_id, int64_t prefix_tokens) {
   if (prompt < 1 || output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
+  if (prefix_id >= 0 && (prefix_tokens < 1 || prefix_tokens > prompt))
+    throw InputError("a shared prefix must be 1 to " + std::to_string(prompt) + " tokens (the prompt), got " + std::to_string(prefix_tokens));
   if (footprint_(prompt + output) > limits_.kv_budget_bytes)
     throw InputError("a request of " + std::to_string(prompt) + " + " + std::to_string(output) +
                      " tokens does not fit in the KV memory left after the weights (" +
@@ -30,16 +32,39 @@ void Scheduler::arrive(size_t id, int64_t prompt, int64_t output) {
   s.prompt = prompt;
   s.output = output;
   s.target = prompt;
+  s.prefix_id = prefix_id;
+  s.prefix_tokens = prefix_id >= 0 ? prefix_tokens : 0;
   waiting_.push_back(s);
 }
 
 // Book pages for `tokens` tokens beyond the cache (none while within what is already booked).
 bool Scheduler::grow(Sequence& s, int64_t tokens) {
-  const double need = std::max(0.0, footprint_(s.cached + tokens) - s.held);
-  if (used_ + need > limits_.kv_budget_bytes) return false;
+  const double shared = s.shared > 0 ? prefix_bytes(s.shared) : 0.0;
+  const double need = std::max(0.0, footprint_(s.cached + tokens) - shared - s.held);
+  if (!make_room(need)) return false;
   used_ += need;
   s.held += need;
   return true;
+}
+
+bool Scheduler::make_room(double need) {
+  while (used_ + need > limits_.kv_budget_bytes) {
+    auto lru = prefixes_.end();
+    for (auto it = prefixes_.begin(); it != prefixes_.end(); ++it)
+      if (it->second.users == 0 && (lru == prefixes_.end() || it->second.last_used < lru->second.last_used)) lru = it;
+    if (lru == prefixes_.end()) return false;
+    used_ = std::max(0.0, used_ - lru->second.bytes);
+    prefixes_.erase(lru);
+  }
+  return true;
+}
+
+void Scheduler::detach(Sequence& s) {
+  if (s.shared > 0) {
+    auto it = prefixes_.find(s.prefix_id);
+    if (it != prefixes_.end()) it->second.users -= 1;
+  }
+  s.shared = 0;
 }
 
 // Recompute: the sequence drops its cache and waits at the front; when admitted again it feeds its prompt and
@@ -48,6 +73,7 @@ void Scheduler::preempt(size_t index) {
   Sequence s = running_[index];
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(index));
   used_ = std::max(0.0, used_ - s.held);
+  detach(s);
   s.held = 0;
   s.cached = 0;
   s.target = s.prompt + s.generated;
@@ -71,10 +97,33 @@ std::vector<ScheduledSlice> Scheduler::plan() {
       preempt(running_.size() - 1);  // the newest: later in the list than i, or i itself
     }
   }
+  ++steps_;
   while (preempted_.empty() && !waiting_.empty() && budget > 0 && static_cast<int64_t>(running_.size()) < limits_.max_seqs) {
     Sequence& s = waiting_.front();
+    // A cached prefix: its whole pages before the last token to feed are skipped.
+    Prefix* hit = nullptr;
+    if (s.prefix_id >= 0 && s.cached == 0)
+      if (auto it = prefixes_.find(s.prefix_id); it != prefixes_.end()) {
+        const int64_t b = limits_.block_tokens;
+        const int64_t skip = std::min({it->second.tokens, s.prefix_tokens / b * b, (s.target - 1) / b * b});
+        if (skip > 0) {
+          hit = &it->second;
+          s.shared = s.cached = skip;
+          hit->users += 1;
+        }
+      }
+    if (!grow(s, s.target - s.cached)) {
+      if (hit) {
+        detach(s);
+        s.cached = 0;
+      }
+      break;
+    }
+    if (hit) {
+      hit->last_used = steps_;
+      prefix_hit_tokens_ += s.cached;
+    }
     const int64_t want = std::min(s.target - s.cached, budget);
-    if (!grow(s, s.target - s.cached)) break;
     running_.push_back(s);
     waiting_.pop_front();
     planned_.emplace_back(running_.size() - 1, want);
@@ -101,6 +150,7 @@ bool Scheduler::cancel(size_t id) {
   for (auto it = running_.begin(); it != running_.end(); ++it)
     if (it->id == id) {
       used_ = std::max(0.0, used_ - it->held);
+      detach(*it);
       running_.erase(it);
       return true;
     }
@@ -113,6 +163,16 @@ std::vector<StepOutput> Scheduler::finish_step() {
   for (const auto& [i, want] : planned_) {
     Sequence& s = running_[i];
     s.cached += want;
+    // Its prefix prefilled and not cached yet: the prefix's whole pages move from the sequence to the cache.
+    if (s.prefix_id >= 0 && s.shared == 0 && s.cached >= s.prefix_tokens && !prefixes_.count(s.prefix_id)) {
+      const int64_t pages = s.prefix_tokens / limits_.block_tokens * limits_.block_tokens;
+      if (pages > 0) {
+        const double bytes = prefix_bytes(pages);
+        prefixes_[s.prefix_id] = Prefix{pages, bytes, 1, steps_};
+        s.held -= bytes;
+        s.shared = pages;
+      }
+    }
     if (s.cached < s.target) continue;  // a prefill chunk with more to come
     const bool first = s.generated == 0;
     s.generated += 1;
@@ -123,6 +183,7 @@ std::vector<StepOutput> Scheduler::finish_step() {
   }
   for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
     used_ = std::max(0.0, used_ - running_[*it].held);
+    detach(running_[*it]);
     running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(*it));
   }
   planned_.clear();

@@ -13,6 +13,10 @@
 //   drops its cache and later recomputes its prompt and every token it generated (vLLM's recompute mode).
 // - No admissions in a step that had to preempt; a sequence is admitted only with pages for its whole prompt
 //   (or recompute) booked, so its later chunks never preempt the sequences decoding beside it.
+// - Prefix caching (requests that state a prefix_id): once a sequence has prefilled its prefix, the prefix's
+//   whole pages stay cached, shared by every later request with that id, which skips them (at least its last
+//   prompt token is always fed). A cached prefix no sequence uses is evicted, least recently used first, when
+//   pages run out.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rooftop {
@@ -28,6 +33,10 @@ struct ServingRequest {
   double arrival_s = 0;
   int64_t prompt = 0;  // prompt tokens
   int64_t output = 0;  // tokens to generate (>= 1)
+  // A shared prompt prefix (a system prompt, a document): requests with the same prefix_id start with the same
+  // prefix_tokens tokens (-1: none).
+  int64_t prefix_id = -1;
+  int64_t prefix_tokens = 0;
 };
 
 // Poisson arrivals at `rate` per second with fixed lengths, from a seeded generator (deterministic).
@@ -83,7 +92,7 @@ class Scheduler {
 
   // A request joins the waiting queue (FCFS). prompt, output >= 1. Throws InputError when it cannot fit
   // even alone.
-  void arrive(size_t id, int64_t prompt, int64_t output);
+  void arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix_id = -1, int64_t prefix_tokens = 0);
   // The next step's slices, running sequences first; empty when nothing runs or waits. Sequences preempted
   // while planning are in preempted() (their caches must be dropped before the step runs).
   std::vector<ScheduledSlice> plan();
@@ -101,6 +110,7 @@ class Scheduler {
   double used_bytes() const { return used_; }
   double kv_fraction() const { return used_ / limits_.kv_budget_bytes; }
   int64_t preemptions() const { return preemptions_; }
+  int64_t prefix_hit_tokens() const { return prefix_hit_tokens_; }  // prompt tokens served from cached prefixes
   const SchedulerLimits& limits() const { return limits_; }
 
  private:
@@ -112,8 +122,19 @@ class Scheduler {
     int64_t generated = 0;  // tokens produced so far
     double held = 0;        // bytes of pages booked
     bool restart = true;
+    int64_t prefix_id = -1, prefix_tokens = 0;
+    int64_t shared = 0;     // leading tokens whose pages belong to the cached prefix (0: none attached)
+  };
+  struct Prefix {
+    int64_t tokens = 0;     // whole pages' tokens cached
+    double bytes = 0;
+    int64_t users = 0;      // sequences attached
+    int64_t last_used = 0;  // step count
   };
   bool grow(Sequence& s, int64_t tokens);
+  bool make_room(double need);  // evicts unused prefixes until `need` more bytes fit
+  void detach(Sequence& s);
+  double prefix_bytes(int64_t tokens) const { return footprint_(tokens) - footprint_(0); }
   void preempt(size_t index);
 
   SchedulerLimits limits_;
@@ -122,8 +143,9 @@ class Scheduler {
   std::vector<Sequence> running_;
   std::vector<std::pair<size_t, int64_t>> planned_;  // (index in running_, new tokens) of the last plan()
   std::vector<size_t> preempted_;
+  std::unordered_map<int64_t, Prefix> prefixes_;
   double used_ = 0;
-  int64_t preemptions_ = 0;
+  int64_t preemptions_ = 0, steps_ = 0, prefix_hit_tokens_ = 0;
 };
 
 }  // namespace rooftop

@@ -27,7 +27,7 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
   ServingComparison c;
   c.model_path = path;
   c.requests = requests.size();
-  c.engine = engine::serve_load(model, pool, requests, so);
+  c.engine = engine::serve_load(model, pool, requests, so);  // ServeLoad feeds every prompt token (no prefix cache)
   c.measured = summarize_serving(requests, c.engine.ttft_s, c.engine.e2e_s, c.engine.duration_s, 0, 0);
   c.measured.steps = c.engine.steps;
   c.measured.mean_batch = c.engine.mean_batch;
@@ -50,7 +50,10 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
   pol.kv_budget_bytes = kv_footprint(spec, plan, pol)(c.engine.kv_capacity) * static_cast<double>(so.limits.max_seqs);
   SimulationOptions sim;
   sim.concurrency = so.concurrency;
-  c.simulated = simulate(spec, plan, requests, pol, cost, sim);
+  // The engine shares no KV between sequences: a trace's shared prefixes are fed in full on both clocks.
+  std::vector<ServingRequest> unshared = requests;
+  for (auto& r : unshared) r.prefix_id = -1, r.prefix_tokens = 0;
+  c.simulated = simulate(spec, plan, unshared, pol, cost, sim);
   return c;
 }
 

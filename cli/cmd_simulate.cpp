@@ -39,6 +39,14 @@ std::vector<ServingRequest> read_trace(const std::string& path) {
     throw InputError(path + ": the header has no '" + name + "' column; expected arrival_s,prompt_tokens,output_tokens");
   };
   const size_t ca = column("arrival_s"), cp = column("prompt_tokens"), co = column("output_tokens");
+  // Optional: prefix_id and prefix_tokens, a shared prompt prefix (empty cells: none).
+  auto optional_column = [&](const char* name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<ptrdiff_t>(i);
+    return ptrdiff_t(-1);
+  };
+  const ptrdiff_t cpi = optional_column("prefix_id"), cpt = optional_column("prefix_tokens");
+  if ((cpi < 0) != (cpt < 0)) throw InputError(path + ": prefix_id and prefix_tokens go together; the header has only one of them");
   std::vector<ServingRequest> r;
   int64_t row = 1;
   while (std::getline(in, line)) {
@@ -61,6 +69,18 @@ std::vector<ServingRequest> read_trace(const std::string& path) {
     }
     if (q.prompt < 1 || q.prompt > limits::kContext || q.output < 1 || q.output > limits::kContext)
       bad("prompt_tokens and output_tokens must be 1 to " + std::to_string(limits::kContext));
+    if (cpi >= 0 && size_t(std::max(cpi, cpt)) < cells.size() && !cells[size_t(cpi)].empty()) {
+      try {
+        size_t used = 0;
+        q.prefix_id = std::stoll(cells[size_t(cpi)], &used);
+        if (used != cells[size_t(cpi)].size() || q.prefix_id < 0) throw std::invalid_argument("");
+        q.prefix_tokens = std::stoll(cells[size_t(cpt)], &used);
+        if (used != cells[size_t(cpt)].size()) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        bad("expected a whole prefix_id >= 0 and prefix_tokens, got '" + line + "'");
+      }
+      if (q.prefix_tokens < 1 || q.prefix_tokens > q.prompt) bad("prefix_tokens must be 1 to the prompt's " + std::to_string(q.prompt) + " tokens");
+    }
     if (!r.empty() && q.arrival_s < r.back().arrival_s)
       bad("arrival_s " + cells[ca] + " is earlier than the row before; expected the requests in arrival order");
     r.push_back(q);
@@ -100,7 +120,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
   cmd->add_option("--rate", o->rates, "Poisson arrivals, requests per second; a list (1,2,4,8) sweeps the rates");
   cmd->add_option("--concurrency", o->concurrency, "a closed loop of N clients, each sending its next request when one ends")
       ->check(in_range(1, 1e6));
-  cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header)");
+  cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header), optionally prefix_id,prefix_tokens (a shared prompt prefix)");
   cmd->add_option("--requests", o->requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, 1e6));
   cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
@@ -172,7 +192,9 @@ void register_simulate(CLI::App& app, Context& ctx) {
           "paged KV: " + std::to_string(pol.block_tokens) + "-token pages in " + reports::bytes(pol.kv_budget_bytes) +
               " per device (" + reports::sig(prof.memory_fraction) + " of memory, less weights and activations); when full the "
               "newest sequence is preempted and recomputed",
-          "prefix caching: off (not modelled); step cost: the analyzer's " + prof.id + " profile on each mixed step"};
+          "prefix caching: the whole pages of a trace's shared prefixes (prefix_id, prefix_tokens) are cached and skipped "
+          "by later requests; unused ones evicted least recently used (" + std::to_string(r.prefix_hit_tokens) + " prompt tokens served from the cache)",
+          "step cost: the analyzer's " + prof.id + " profile on each mixed step"};
 
       if (o->out.format == "json") {
         nlohmann::json j{{"model", model.id}, {"hw", chip.id}, {"devices", o->tp}, {"runtime", prof.id}, {"load", load},
@@ -180,7 +202,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
                          {"output_tokens_per_s", r.output_tokens_per_s}, {"ttft_s", percentiles_json(r.ttft_s)},
                          {"tpot_s", percentiles_json(r.tpot_s)}, {"e2e_s", percentiles_json(r.e2e_s)},
                          {"goodput_requests_per_s", r.goodput_requests_per_s}, {"slo_attained", r.slo_attained},
-                         {"slo_ttft_s", o->slo_ttft}, {"slo_tpot_s", o->slo_tpot}, {"preemptions", r.preemptions},
+                         {"slo_ttft_s", o->slo_ttft}, {"slo_tpot_s", o->slo_tpot}, {"preemptions", r.preemptions}, {"prefix_hit_tokens", r.prefix_hit_tokens},
                          {"steps", r.steps}, {"mean_batch", r.mean_batch}, {"peak_kv_fraction", r.peak_kv_fraction},
                          {"mean_kv_fraction", r.mean_kv_fraction}, {"kv_budget_bytes_per_device", pol.kv_budget_bytes},
                          {"usd_per_mtok_output", usd_mtok}, {"joules_per_output_token", j_tok}, {"policies", policies}};

@@ -339,17 +339,17 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, st
   for (int64_t i = 0; i < n; ++i) embed(tokens[size_t(i)], x_.data() + i * D);  // x (n, D)
   for (int64_t l = 0; l < c.layers; ++l) {
     const LayerWeights& w = model_.layers[size_t(l)];
-    for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(sp(x_, i * D, D), w.attn_norm, c.rms_eps, sp(xn_, i * D, D));
+    per_token(n, [&](int64_t i) { kernels::rmsnorm(sp(x_, i * D, D), w.attn_norm, c.rms_eps, sp(xn_, i * D, D)); });
     // q (n, H*d), k and v (n, Hk*d) of all sequences in one region, each weight block read once
     const kernels::GemvBatchTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}};
     kernels::gemv_batch_multi(qkv, cs(xn_, n * D), n, pool_);
-    for (int64_t i = 0; i < n; ++i) {
+    per_token(n, [&](int64_t i) {  // distinct sequences: each worker writes its own cache rows
       KvCache& kv = caches_[size_t(slot[size_t(i)])];
       const int64_t pos = kv.length();
       position(l, q_.data() + i * qd, k_.data() + i * kvd, pos);
       std::copy_n(k_.data() + i * kvd, kvd, kv.k_row(l, pos));
       std::copy_n(v_.data() + i * kvd, kvd, kv.v_row(l, pos));
-    }
+    });
     // every sequence's attention in one region: a worker runs whole sequences (nested calls run serially)
     pool_.parallel_for(n, [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; ++i) {
@@ -359,7 +359,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, st
     });
     kernels::gemv_batch(w.wo, cs(att_, n * qd), n, sp(o_, 0, n * D), pool_);
     residual(w.post_attn_norm, o_.data(), n);
-    for (int64_t i = 0; i < n; ++i) kernels::rmsnorm(sp(x_, i * D, D), w.ffn_norm, c.rms_eps, sp(xn_, i * D, D));
+    per_token(n, [&](int64_t i) { kernels::rmsnorm(sp(x_, i * D, D), w.ffn_norm, c.rms_eps, sp(xn_, i * D, D)); });
     if (c.gelu) {
       const kernels::GemvBatchTarget gu[2] = {{&w.gate, g_.data()}, {&w.up, u_.data()}};
       kernels::gemv_batch_multi(gu, cs(xn_, n * D), n, pool_);

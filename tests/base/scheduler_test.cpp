@@ -121,3 +121,42 @@ TEST_CASE("cancel frees a running sequence's pages and removes a waiting one", "
   CHECK_FALSE(s.cancel(2));  // waiting (B holds the one sequence)
   CHECK(s.waiting() == 0);
 }
+
+TEST_CASE("prefix caching: the second request skips the cached prefix's whole pages, shared once", "[base][scheduler]") {
+  // Pages of 4 tokens, 1 byte each. A and B share prefix 7 of 10 tokens (2 whole pages: 8 tokens) in 13-token
+  // prompts; C shares it too but its prompt is the prefix plus 1 token.
+  Scheduler s({8, 100, 4, 100}, pages_of_4());
+  s.arrive(0, 13, 2, 7, 10);
+  check_plan(s.plan(), {{0, 13, 0, true}});
+  s.finish_step();  // A prefilled its prefix: pages of its first 8 tokens move to the cache (A's own: 2 of 4)
+  CHECK(s.used_bytes() == 4);
+  s.arrive(1, 13, 2, 7, 10);
+  // B skips 8 tokens: it feeds 5 from context 8, beside A's decode. Its own pages: ceil(13/4) - 2 = 2.
+  check_plan(s.plan(), {{0, 1, 13, false}, {1, 5, 8, true}});
+  CHECK(s.used_bytes() == 6);
+  CHECK(s.prefix_hit_tokens() == 8);
+  s.finish_step();  // A finished: its own 2 pages freed; the cache stays (B uses it)
+  CHECK(s.used_bytes() == 4);
+  s.arrive(2, 9, 1, 7, 9);
+  // C: 9 tokens = the prefix's 2 pages + 1; skips 8 and feeds 1 (the last prompt token is always fed).
+  check_plan(s.plan(), {{1, 1, 13, false}, {2, 1, 8, true}});
+  CHECK(s.prefix_hit_tokens() == 16);
+  s.finish_step();
+  // A request whose prompt is exactly the 8 cached tokens feeds its last page again (4 tokens from context 4).
+  s.arrive(3, 8, 1, 7, 8);
+  check_plan(s.plan(), {{3, 4, 4, true}});
+  s.finish_step();
+  CHECK(s.idle());
+  CHECK(s.used_bytes() == 2);  // the cached prefix alone
+  // Memory runs out: the unused prefix is evicted to admit a request that needs every page.
+  Scheduler small({8, 100, 4, 4}, pages_of_4());
+  small.arrive(0, 8, 1, 1, 8);
+  small.plan();
+  small.finish_step();
+  CHECK(small.used_bytes() == 2);  // 2 cached pages
+  small.arrive(1, 15, 1);
+  check_plan(small.plan(), {{1, 15, 0, true}});
+  CHECK(small.used_bytes() == 4);
+  // A shared prefix longer than the prompt is refused.
+  CHECK_THROWS_AS(small.arrive(2, 4, 1, 1, 5), InputError);
+}

@@ -512,6 +512,28 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
   CHECK(html.out.find("<script") == std::string::npos);
   CHECK(html.out.find("Latency CDF at 8 req/s") != std::string::npos);
 
+  // Shared prefixes: ten requests with one 2000-token system prompt in 2100-token prompts; after the first, each
+  // skips the prefix's 125 whole pages (2000 tokens), so the later TTFTs are far below the same trace without ids.
+  {
+    std::ofstream t(dir / "prefix.csv");
+    t << "arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n";
+    for (int i = 0; i < 10; ++i) t << i << ",2100,8,7,2000\n";
+  }
+  {
+    std::ofstream t(dir / "noprefix.csv");
+    t << "arrival_s,prompt_tokens,output_tokens\n";
+    for (int i = 0; i < 10; ++i) t << i << ",2100,8\n";
+  }
+  auto with = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--trace", (dir / "prefix.csv").string()});
+  auto without = json_of({"simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--trace", (dir / "noprefix.csv").string()});
+  CHECK(with["prefix_hit_tokens"] == 9 * 2000);
+  CHECK(without["prefix_hit_tokens"] == 0);
+  CHECK(with["ttft_s"]["p50"].get<double>() < 0.5 * without["ttft_s"]["p50"].get<double>());
+  std::ofstream(dir / "badprefix.csv") << "arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,10,4,1,11\n";
+  auto bp = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "badprefix.csv").string()});
+  CHECK(bp.code == 2);
+  CHECK(bp.err.find("badprefix.csv:2") != std::string::npos);
+
   std::ofstream(dir / "bad.csv") << "arrival_s,prompt_tokens,output_tokens\n0,abc,4\n";
   auto r = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "bad.csv").string()});
   CHECK(r.code == 2);
