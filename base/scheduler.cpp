@@ -98,7 +98,9 @@ std::vector<ScheduledSlice> Scheduler::plan() {
     }
   }
   ++steps_;
-  while (preempted_.empty() && !waiting_.empty() && budget > 0 && static_cast<int64_t>(running_.size()) < limits_.max_seqs) {
+  // (After a preemption, admissions only when nothing runs: a sequence that preempted itself comes back.)
+  while ((preempted_.empty() || running_.empty()) && !waiting_.empty() && budget > 0 &&
+         static_cast<int64_t>(running_.size()) < limits_.max_seqs) {
     Sequence& s = waiting_.front();
     // A cached prefix: its whole pages before the last token to feed are skipped.
     Prefix* hit = nullptr;
@@ -113,11 +115,12 @@ std::vector<ScheduledSlice> Scheduler::plan() {
         }
       }
     if (!grow(s, s.target - s.cached)) {
-      if (hit) {
-        detach(s);
-        s.cached = 0;
-      }
-      break;
+      if (!hit) break;
+      // The prefix kept in full and the sequence's own copy of its last page may not fit together: without it.
+      detach(s);
+      s.cached = 0;
+      hit = nullptr;
+      if (!grow(s, s.target)) break;
     }
     if (hit) {
       hit->last_used = steps_;

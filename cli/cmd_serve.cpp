@@ -46,6 +46,11 @@ void register_serve(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       check_threads(o->threads);
+      struct sigaction sa {};  // first: a SIGTERM while the model loads also stops cleanly
+      sa.sa_handler = on_signal;
+      sigemptyset(&sa.sa_mask);
+      sigaction(SIGTERM, &sa, nullptr);
+      sigaction(SIGINT, &sa, nullptr);
       const std::string path = engine::resolve_model(o->gguf);
       engine::LlamaModel model = engine::load_llama(path);
       const auto tok = engine::Tokenizer::take_from_gguf(model.file);
@@ -55,19 +60,15 @@ void register_serve(CLI::App& app, Context& ctx) {
       kernels::ThreadPool pool(o->threads);
       engine::ServerOptions so = o->so;
       so.model_name = std::filesystem::path(path).stem().string();
+      if (g_signalled) return kExitOk;  // stopped while loading
       engine::Server server(model, tok, pool, so);
       const int port = server.bind();
       ctx.err << fmt::format("rooftop serve: http://{}:{} ({}, {} sequences of {} positions, KV {:.0f} MB; SIGTERM or Ctrl-C stops)",
                              so.host, port, so.model_name, so.limits.max_seqs, so.limits.capacity,
                              model.cfg.kv_cache_bytes(so.limits.capacity) * double(so.limits.max_seqs) / 1e6)
               << std::endl;
-      struct sigaction sa {};
-      sa.sa_handler = on_signal;
-      sigemptyset(&sa.sa_mask);
-      sigaction(SIGTERM, &sa, nullptr);
-      sigaction(SIGINT, &sa, nullptr);
       std::atomic<bool> finished{false};
-      std::thread watcher([&] {  // stop() is not async-signal-safe: called from here, again until run() returns
+      std::thread watcher([&] {  // stop() is not async-signal-safe: called from here
         while (!finished) {
           if (g_signalled) server.stop();
           std::this_thread::sleep_for(std::chrono::milliseconds(100));

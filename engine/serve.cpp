@@ -2,6 +2,7 @@
 #include "engine/serve.h"
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -11,23 +12,26 @@
 namespace rooftop::engine {
 
 namespace {
+// A sequence's pages: its share of one slot, in whole pages of block tokens.
+std::function<double(int64_t)> slot_footprint(const LlamaConfig& c, const RunnerLimits& l) {
+  const double per_token = c.kv_cache_bytes(l.capacity) / double(l.capacity);
+  const int64_t block = l.block_tokens;
+  return [per_token, block](int64_t tokens) { return double((tokens + block - 1) / block * block) * per_token; };
+}
+// The page budget: every slot grown to its capacity (in whole pages), so the scheduler never preempts.
 SchedulerLimits scheduler_limits(const LlamaConfig& c, const RunnerLimits& l) {
-  if (l.max_seqs < 1 || l.capacity < 1) throw InputError("the server needs at least 1 sequence slot of at least 1 position");
+  if (l.max_seqs < 1 || l.capacity < 1 || l.block_tokens < 1) throw InputError("the server needs at least 1 sequence slot of at least 1 position");
   if (l.capacity > c.context)
     throw InputError("a request of " + std::to_string(l.capacity) + " tokens exceeds the model's context of " +
                      std::to_string(c.context) + " tokens");
-  return {l.max_seqs, l.token_budget, l.block_tokens, c.kv_cache_bytes(l.capacity) * double(l.max_seqs)};
+  return {l.max_seqs, l.token_budget, l.block_tokens, slot_footprint(c, l)(l.capacity) * double(l.max_seqs)};
 }
 }  // namespace
 
 BatchRunner::BatchRunner(const LlamaModel& model, kernels::ThreadPool& pool, const RunnerLimits& limits)
     : model_(model), limits_(limits), fwd_(model, limits.capacity, pool, limits.max_seqs),
       kv_bytes_(model.cfg.kv_cache_bytes(limits.capacity) * double(limits.max_seqs)),
-      sched_(scheduler_limits(model.cfg, limits), [per_token = model.cfg.kv_cache_bytes(limits.capacity) / double(limits.capacity),
-                                                   block = limits.block_tokens](int64_t tokens) {
-        // A sequence's pages: its share of one slot, in whole pages.
-        return double((tokens + block - 1) / block * block) * per_token;
-      }) {
+      sched_(scheduler_limits(model.cfg, limits), slot_footprint(model.cfg, limits)) {
   for (int64_t s = limits.max_seqs - 1; s >= 0; --s) free_slots_.push_back(s);
 }
 

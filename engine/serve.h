@@ -25,7 +25,7 @@ struct RunnerLimits {
 class BatchRunner {
  public:
   // The KV cache is max_seqs slots of `capacity` positions (fp32), allocated here; the scheduler's page budget
-  // is that whole cache, so it admits at most max_seqs sequences and never preempts.
+  // is every slot grown to its capacity in whole pages, so it admits at most max_seqs sequences and never preempts.
   BatchRunner(const LlamaModel& model, kernels::ThreadPool& pool, const RunnerLimits& limits);
 
   // A request joins the queue. InputError when prompt + max_output exceeds the capacity, or a token id is outside

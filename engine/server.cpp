@@ -103,7 +103,28 @@ struct Server::Impl {
     cv.notify_all();
   }
 
+  // Runs the engine until stopping; every request still in flight then ends ("abort", or "error" when the
+  // engine failed), so no HTTP thread waits forever.
   void engine_loop() {
+    try {
+      engine_steps();
+    } catch (...) {
+      abort_all("error");
+      throw;
+    }
+    abort_all("abort");
+  }
+
+  void abort_all(const std::string& reason) {
+    std::vector<size_t> left;
+    {
+      std::lock_guard<std::mutex> lk(m);
+      for (const auto& [id, ch] : channels) left.push_back(id);
+    }
+    for (size_t id : left) finish(id, reason);
+  }
+
+  void engine_steps() {
     BatchRunner runner(model, pool, o.limits);
     std::unordered_map<size_t, std::string> partial;  // bytes of a character split across tokens
     const auto& stops = tok.stop_ids();
@@ -117,7 +138,13 @@ struct Server::Impl {
         arrived.swap(inbox);
         gone.swap(cancels);
       }
-      for (auto& p : arrived) runner.add(p.id, std::move(p.prompt), p.max_tokens, p.sampler);  // checked when parsed
+      for (auto& p : arrived) {  // checked when parsed; a refusal here ends that request alone
+        try {
+          runner.add(p.id, std::move(p.prompt), p.max_tokens, p.sampler);
+        } catch (const InputError&) {
+          finish(p.id, "error");
+        }
+      }
       for (size_t id : gone) {
         runner.cancel(id);
         partial.erase(id);
@@ -159,13 +186,6 @@ struct Server::Impl {
         }
       }
     }
-    // Stopping: what is still in flight ends now.
-    std::vector<size_t> left;
-    {
-      std::lock_guard<std::mutex> lk(m);
-      for (const auto& [id, ch] : channels) left.push_back(id);
-    }
-    for (size_t id : left) finish(id, "abort");
   }
 
   // Parses and checks a request body; InputError (answered 400) with one line.
@@ -252,8 +272,8 @@ struct Server::Impl {
 
   void handle(const httplib::Request& req, httplib::Response& res, bool chat) {
     auto fail = [&](int status, const std::string& message, const char* type) {
-      res.status = status;
-      res.set_content(error_body(message, type).dump(), "application/json");
+      res.status = status;  // the message may quote the request's bytes: invalid UTF-8 is replaced
+      res.set_content(error_body(message, type).dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
     };
     Parsed p;
     try {
@@ -343,11 +363,12 @@ Server::Server(const LlamaModel& model, const Tokenizer& tok, kernels::ThreadPoo
   if (o.max_in_flight < 1 || o.max_tokens < 1) throw InputError("the server needs at least 1 request in flight and max_tokens >= 1");
   Impl& s = *impl_;
   // Threads for every request in flight plus a few for answering 429 while they wait.
-  const size_t threads = size_t(o.max_in_flight) + 4;
+  const size_t threads = size_t(o.max_in_flight) + 8;
   s.http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   s.http.set_payload_max_length(o.max_body_bytes);
   s.http.set_read_timeout(10, 0);
   s.http.set_write_timeout(10, 0);
+  s.http.set_keep_alive_timeout(2);  // idle keep-alive connections hold a thread no longer than this
   s.http.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   s.http.Get("/v1/models", [&s](const httplib::Request&, httplib::Response& res) {
     const json body = {{"object", "list"}, {"data", json::array({{{"id", s.o.model_name}, {"object", "model"}, {"owned_by", "rooftop"}}})}};
@@ -373,17 +394,24 @@ int Server::bind() {
 void Server::run() {
   Impl& s = *impl_;
   std::string failure;  // the engine thread's error, if it ended on one
-  std::thread engine([&s, &failure] {
+  std::atomic<bool> listened{false};
+  // The engine thread runs until stop() (or its own failure), ends every request in flight, then stops the
+  // listener, again until listen has returned: httplib's stop() does nothing before listen has started.
+  std::thread engine([&s, &failure, &listened] {
     try {
       s.engine_loop();
     } catch (const std::exception& e) {
       failure = e.what();
       s.stopping = true;
+    }
+    while (!listened) {
       s.http.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  if (!s.stopping) s.http.listen_after_bind();
-  s.stopping = true;
+  s.http.listen_after_bind();
+  listened = true;
+  s.stopping = true;  // listen ended on its own (a socket error): the engine stops too
   s.cv.notify_all();
   engine.join();
   if (!failure.empty()) throw InternalError("serve: the engine thread failed: " + failure);
@@ -392,7 +420,6 @@ void Server::run() {
 void Server::stop() {
   impl_->stopping = true;
   impl_->cv.notify_all();
-  impl_->http.stop();
 }
 
 }  // namespace rooftop::engine

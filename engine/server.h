@@ -3,8 +3,9 @@
 // POST /v1/completions and /v1/chat/completions (stream or not), GET /v1/models and /health. One engine thread
 // runs the scheduler's steps; HTTP threads parse requests, queue them, and wait on (or stream) their tokens.
 // Bounds: the body size, max_tokens, prompt + max_tokens within a sequence's positions, and the requests in flight
-// (beyond: 429). A streamed client that goes away frees its sequence at the next step. stop() ends the listen loop
-// and the engine thread; requests still in flight end with finish_reason "abort".
+// (beyond: 429). A streamed client that goes away frees its sequence at the next step; a non-streamed one is not
+// noticed (its sequence runs to max_tokens). stop() ends the engine thread, then the listen loop; requests still in
+// flight end with finish_reason "abort".
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -36,9 +37,10 @@ class Server {
 
   // Binds host:port; returns the port. InputError when it cannot (in use, bad address).
   int bind();
-  // Serves until stop() (blocking).
+  // Serves until stop() (blocking). Requests in flight at stop() end with finish_reason "abort" (a stream gets
+  // its last chunk and [DONE]) before the listener closes.
   void run();
-  // From any thread (not a signal handler).
+  // From any thread (not a signal handler); before or during run(). The Server must outlive run().
   void stop();
 
  private:

@@ -160,3 +160,23 @@ TEST_CASE("prefix caching: the second request skips the cached prefix's whole pa
   // A shared prefix longer than the prompt is refused.
   CHECK_THROWS_AS(small.arrive(2, 4, 1, 1, 5), InputError);
 }
+
+TEST_CASE("a prompt that is all cached prefix, sized to the whole budget, still finishes (review finding)", "[base][scheduler]") {
+  // 6 pages of 4 tokens. A caches a 16-token prefix (4 pages); B's prompt is that prefix and it needs 24 tokens (6
+  // pages) in all: with the prefix kept whole it cannot grow, preempts itself, comes back without the prefix.
+  Scheduler s({4, 100, 4, 6}, pages_of_4());
+  s.arrive(0, 16, 1, 3, 16);
+  s.plan();
+  s.finish_step();
+  CHECK(s.used_bytes() == 4);
+  s.arrive(1, 16, 8, 3, 16);
+  int64_t tokens = 0, steps = 0;
+  while (!s.idle() && steps < 100) {
+    s.plan();
+    for (const auto& o : s.finish_step()) tokens += o.id == 1 ? 1 : 0;
+    ++steps;
+  }
+  CHECK(s.idle());
+  CHECK(tokens == 8);
+  CHECK(s.preemptions() >= 1);
+}

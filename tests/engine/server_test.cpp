@@ -178,3 +178,45 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
   }
   CHECK(status == 200);
 }
+
+TEST_CASE("serve: stop() ends a stream in flight with abort and [DONE]; stop() before run() is not lost", "[serve]") {
+  REQUIRE(std::filesystem::is_regular_file(default_model_path()));
+  ServerOptions o;
+  o.limits = {2, 256, 16, 512};
+  Running s(o);
+  std::string body;
+  std::atomic<bool> first{false};
+  std::thread client([&] {
+    auto c = s.client();
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/completions";
+    req.body = json{{"prompt", "Once upon a time"}, {"max_tokens", 400}, {"stream", true}, {"temperature", 0}}.dump();
+    req.set_header("Content-Type", "application/json");
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+      body.append(data, n);
+      first = true;
+      return true;
+    };
+    c.send(req);
+  });
+  for (int i = 0; i < 200 && !first; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(first);
+  s.server->stop();
+  client.join();
+  bool done = false;
+  const auto ev = events(body, done);
+  CHECK(done);
+  REQUIRE(!ev.empty());
+  CHECK(ev.back()["choices"][0]["finish_reason"] == "abort");
+  CHECK(ev.size() < 400);  // it did not run to max_tokens
+
+  // A server stopped before it runs returns from run() at once.
+  o.port = 0;
+  Server early(s.model, s.tok, s.pool, o);
+  early.bind();
+  early.stop();
+  const auto t0 = std::chrono::steady_clock::now();
+  early.run();
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+}
