@@ -314,6 +314,23 @@ std::span<const float> Forward::decode(int32_t token) {
   return {logits_.data(), size_t(c.vocab)};
 }
 
+// The targets' batched GEMVs on the same X, one parallel region per weight format (a file may store q and k in
+// one format and v in another: Gemma 3's Q4_K_M file has q5_0 q/k beside q8_0 v).
+void Forward::batch_by_format(std::span<const kernels::GemvBatchTarget> targets, std::span<const float> X, int64_t n) const {
+  std::vector<kernels::GemvBatchTarget> group;
+  std::vector<bool> done(targets.size(), false);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (done[i]) continue;
+    group.clear();
+    for (size_t j = i; j < targets.size(); ++j)
+      if (!done[j] && targets[j].W->format == targets[i].W->format) {
+        group.push_back(targets[j]);
+        done[j] = true;
+      }
+    kernels::gemv_batch_multi(group, X, n, pool_);
+  }
+}
+
 std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, std::span<const int64_t> seqs) {
   const int64_t n = int64_t(tokens.size());
   if (n < 1 || n > sequences() || (!seqs.empty() && int64_t(seqs.size()) != n))
@@ -342,7 +359,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, st
     per_token(n, [&](int64_t i) { kernels::rmsnorm(sp(x_, i * D, D), w.attn_norm, c.rms_eps, sp(xn_, i * D, D)); });
     // q (n, H*d), k and v (n, Hk*d) of all sequences in one region, each weight block read once
     const kernels::GemvBatchTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}};
-    kernels::gemv_batch_multi(qkv, cs(xn_, n * D), n, pool_);
+    batch_by_format(qkv, cs(xn_, n * D), n);
     per_token(n, [&](int64_t i) {  // distinct sequences: each worker writes its own cache rows
       KvCache& kv = caches_[size_t(slot[size_t(i)])];
       const int64_t pos = kv.length();
@@ -360,9 +377,9 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, st
     kernels::gemv_batch(w.wo, cs(att_, n * qd), n, sp(o_, 0, n * D), pool_);
     residual(w.post_attn_norm, o_.data(), n);
     per_token(n, [&](int64_t i) { kernels::rmsnorm(sp(x_, i * D, D), w.ffn_norm, c.rms_eps, sp(xn_, i * D, D)); });
-    if (c.gelu) {
+    if (c.gelu || w.gate.format != w.up.format) {
       const kernels::GemvBatchTarget gu[2] = {{&w.gate, g_.data()}, {&w.up, u_.data()}};
-      kernels::gemv_batch_multi(gu, cs(xn_, n * D), n, pool_);
+      batch_by_format(gu, cs(xn_, n * D), n);
       activate(cs(g_, n * F), cs(u_, n * F), sp(h_, 0, n * F));
     } else {
       kernels::gemv_batch_swiglu(w.gate, w.up, cs(xn_, n * D), n, sp(h_, 0, n * F), pool_);  // h (n, F)

@@ -10,6 +10,7 @@
 
 #include "engine/kv_cache.h"
 #include "engine/model.h"
+#include "kernels/cpu/fused.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace rooftop::engine {
@@ -76,6 +77,7 @@ class Forward {
   void residual(std::span<const float> post_norm, float* out, int64_t n);
   void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;
   void per_token(int64_t n, const std::function<void(int64_t)>& fn) const;
+  void batch_by_format(std::span<const kernels::GemvBatchTarget> targets, std::span<const float> X, int64_t n) const;
   void check_tokens(std::span<const int32_t> tokens, int64_t seq) const;
   std::span<const float> pass(std::span<const SeqTokens> slices, bool all_logits);
 

@@ -217,3 +217,50 @@ TEST_CASE("take_from_gguf moves the vocabulary out and tokenizes as from_gguf do
   CHECK(taken.find_token("<end_of_turn>") == std::optional<int32_t>(106));
   CHECK_FALSE(taken.find_token("no such token here").has_value());
 }
+
+TEST_CASE("Gemma batched decode and a mixed step (q5_0 q/k beside q8_0 v) equal each sequence alone", "[gemma][forward]") {
+  Gemma& g = gemma();
+  const std::vector<int32_t> a = {2, 17390, 104264, 657}, b = {2, 818, 2255, 63937, 64222, 54264};
+  // Slots 1 and 0 hold a and b; one batched decode step, then a mixed step of b's next token beside a's 2 tokens.
+  Forward batch(g.model, 32, g.pool, 2);
+  batch.prefill(a, false, 1);
+  batch.prefill(b, false, 0);
+  const int32_t next[2] = {236743, 506};
+  const int64_t seqs[2] = {1, 0};
+  const auto d = batch.decode_batch(next, seqs);
+  const std::vector<float> got(d.begin(), d.end());
+  const std::vector<int32_t> a2 = {236770, 236771};
+  const int32_t b2[1] = {16254};
+  const SeqTokens slices[2] = {{0, b2}, {1, a2}};
+  const auto st = batch.step(slices);
+  const std::vector<float> got_step(st.begin(), st.end());
+  const size_t V = size_t(g.model.cfg.vocab);
+  auto alone = [&](const std::vector<std::vector<int32_t>>& passes) {
+    Forward one(g.model, 32, g.pool);
+    std::vector<float> out;
+    for (const auto& p : passes) {
+      const auto l = one.prefill(p);
+      out.assign(l.begin(), l.end());
+    }
+    return out;
+  };
+  auto compare = [&](const std::vector<float>& ref, const float* row, const char* what) {
+    float scale = 0, diff = 0;
+    size_t argmax_ref = 0, argmax_got = 0, bad = 0;
+    for (size_t v = 0; v < V; ++v) {
+      bad += std::isfinite(row[v]) ? 0 : 1;
+      scale = std::max(scale, std::abs(ref[v]));
+      diff = std::max(diff, std::abs(ref[v] - row[v]));
+      if (ref[v] > ref[argmax_ref]) argmax_ref = v;
+      if (row[v] > row[argmax_got]) argmax_got = v;
+    }
+    INFO(what << ": max |diff| " << diff << " of " << scale);
+    CHECK(bad == 0);
+    CHECK(diff <= 5e-2f * scale);  // int8 activations on other kernel paths (one row vs several)
+    CHECK(argmax_ref == argmax_got);
+  };
+  compare(alone({a, {236743}}), got.data(), "batched decode, slot 1");
+  compare(alone({b, {506}}), got.data() + V, "batched decode, slot 0");
+  compare(alone({b, {506}, {16254}}), got_step.data(), "mixed step, slot 0's decode");
+  compare(alone({a, {236743}, a2}), got_step.data() + V, "mixed step, slot 1's 2 tokens");
+}
