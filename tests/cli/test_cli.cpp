@@ -436,10 +436,11 @@ TEST_CASE("bench-serve: the engine serves a load with the simulator's scheduler;
     CHECK(tpot > 0);
     CHECK(j[side]["e2e_s"]["p50"].get<double>() == Approx(ttft + 4 * tpot).epsilon(0.3));
   }
-  // Units and wiring, not speed: the two clocks agree within 4x either way on any machine this runs on.
+  // Units and wiring, not speed: the two clocks agree within 100x either way (a seconds/milliseconds mix-up is
+  // 1000x), even under the sanitizers, where the engine runs about 12x slower than the calibration says.
   const double ratio = j["simulated"]["tpot_s"]["p50"].get<double>() / j["measured"]["tpot_s"]["p50"].get<double>();
-  CHECK(ratio > 0.25);
-  CHECK(ratio < 4.0);
+  CHECK(ratio > 0.01);
+  CHECK(ratio < 100.0);
   // Four clients at once: the first step admits all four prompts (a mixed step of 4 slices), then they decode together.
   auto four = json_of({"bench-serve", "--concurrency", "4", "--requests", "4", "--prompt-tokens", "8", "--output-tokens", "3"});
   CHECK(four["measured"]["steps"] == 3);

@@ -152,7 +152,9 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
     httplib::Request req;
     req.method = "POST";
     req.path = "/v1/completions";
-    req.body = json{{"prompt", "Once upon a time"}, {"max_tokens", 200}, {"stream", true}}.dump();
+    // Greedy counting: a continuation that does not stop early (a sampled one may end on a stop token at once,
+    // leaving the server before the 429 check).
+    req.body = json{{"prompt", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"}, {"max_tokens", 200}, {"stream", true}, {"temperature", 0}}.dump();
     req.set_header("Content-Type", "application/json");
     req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
       started++;
@@ -191,7 +193,7 @@ TEST_CASE("serve: stop() ends a stream in flight with abort and [DONE]; stop() b
     httplib::Request req;
     req.method = "POST";
     req.path = "/v1/completions";
-    req.body = json{{"prompt", "Once upon a time"}, {"max_tokens", 400}, {"stream", true}, {"temperature", 0}}.dump();
+    req.body = json{{"prompt", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"}, {"max_tokens", 400}, {"stream", true}, {"temperature", 0}}.dump();
     req.set_header("Content-Type", "application/json");
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
       body.append(data, n);
