@@ -216,17 +216,27 @@ struct Server::Impl {
     if (chat) {
       if (!j.contains("messages") || !j["messages"].is_array() || j["messages"].empty())
         throw InputError("messages must be a non-empty array of {\"role\": ..., \"content\": ...}");
-      std::optional<std::string> system, user;
+      // The conversation in the model's template: system (or developer) text first, then user and assistant turns.
+      std::optional<std::string> system;
+      std::vector<std::string> texts;
+      std::vector<bool> assistant;
       for (const auto& msg : j["messages"]) {
         if (!msg.is_object() || !msg.contains("role") || !msg["role"].is_string() || !msg.contains("content") || !msg["content"].is_string())
           throw InputError("each message needs a string role and a string content");
         const std::string role = msg["role"].get<std::string>();
-        if (role == "system" || role == "developer") system = msg["content"].get<std::string>();
-        else if (role == "user") user = msg["content"].get<std::string>();
-        else if (role != "assistant") throw InputError("a message's role must be system, user or assistant, got '" + printable(role) + "'");
+        if (role == "system" || role == "developer") {
+          system = (system ? *system + "\n\n" : std::string()) + msg["content"].get<std::string>();
+        } else if (role == "user" || role == "assistant") {
+          texts.push_back(msg["content"].get<std::string>());
+          assistant.push_back(role == "assistant");
+        } else {
+          throw InputError("a message's role must be system, user or assistant, got '" + printable(role) + "'");
+        }
       }
-      if (!user) throw InputError("messages need a user message");
-      p.prompt = tok.prompt_ids(tok.chat_prompt(*user, system ? std::optional<std::string_view>(*system) : std::nullopt), true);
+      if (texts.empty() || assistant.back()) throw InputError("messages must end with a user message");
+      std::vector<Tokenizer::ChatTurn> turns;
+      for (size_t i = 0; i < texts.size(); ++i) turns.push_back({assistant[i], texts[i]});
+      p.prompt = tok.prompt_ids(tok.chat_prompt(turns, system ? std::optional<std::string_view>(*system) : std::nullopt), true);
     } else {
       if (!j.contains("prompt") || !j["prompt"].is_string()) throw InputError("prompt must be a string");
       p.prompt = tok.prompt_ids(j["prompt"].get<std::string>(), false);

@@ -367,29 +367,46 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
 }
 
 std::string Tokenizer::chat_prompt(std::string_view user, std::optional<std::string_view> system) const {
-  if (!gemma_turns()) return chatml_prompt(user, system.value_or(kSmolLM2SystemPrompt));
-  // Gemma 3's template: no system role; a system text leads the first user turn, followed by a blank line.
-  std::string s = "<start_of_turn>user\n";
-  if (system && !system->empty()) {
-    s += *system;
-    s += "\n\n";
-  }
-  s += user;
-  s += "<end_of_turn>\n<start_of_turn>model\n";
-  return s;
+  const ChatTurn one[1] = {{false, user}};
+  return chat_prompt(one, system);
 }
 
 std::string Tokenizer::chatml_prompt(std::string_view user, std::string_view system) {
+  const ChatTurn one[1] = {{false, user}};
+  return chatml_prompt(one, system);
+}
+
+std::string Tokenizer::chat_prompt(std::span<const ChatTurn> turns, std::optional<std::string_view> system) const {
+  if (!gemma_turns()) return chatml_prompt(turns, system.value_or(kSmolLM2SystemPrompt));
+  // Gemma 3's template: no system role; a system text leads the first user turn, followed by a blank line.
+  std::string s;
+  bool first_user = true;
+  for (const ChatTurn& t : turns) {
+    s += t.assistant ? "<start_of_turn>model\n" : "<start_of_turn>user\n";
+    if (!t.assistant && first_user && system && !system->empty()) {
+      s += *system;
+      s += "\n\n";
+    }
+    first_user = first_user && t.assistant;
+    s += t.text;
+    s += "<end_of_turn>\n";
+  }
+  return s + "<start_of_turn>model\n";
+}
+
+std::string Tokenizer::chatml_prompt(std::span<const ChatTurn> turns, std::string_view system) {
   std::string s;
   if (!system.empty()) {  // an empty system turn is left out (a user-only conversation)
     s += "<|im_start|>system\n";
     s += system;
     s += "<|im_end|>\n";
   }
-  s += "<|im_start|>user\n";
-  s += user;
-  s += "<|im_end|>\n<|im_start|>assistant\n";
-  return s;
+  for (const ChatTurn& t : turns) {
+    s += t.assistant ? "<|im_start|>assistant\n" : "<|im_start|>user\n";
+    s += t.text;
+    s += "<|im_end|>\n";
+  }
+  return s + "<|im_start|>assistant\n";
 }
 
 }  // namespace rooftop::engine

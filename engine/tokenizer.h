@@ -48,6 +48,14 @@ class Tokenizer {
   // system prompt; none for Gemma); an empty one leaves the system text out.
   std::string chat_prompt(std::string_view user, std::optional<std::string_view> system = std::nullopt) const;
   static std::string chatml_prompt(std::string_view user, std::string_view system = kSmolLM2SystemPrompt);
+  // A conversation (user and assistant turns in order, the last a user turn) in the same templates, ending with
+  // the assistant's role marker; the one-turn forms above are its case of a single user turn.
+  struct ChatTurn {
+    bool assistant = false;
+    std::string_view text;
+  };
+  std::string chat_prompt(std::span<const ChatTurn> turns, std::optional<std::string_view> system = std::nullopt) const;
+  static std::string chatml_prompt(std::span<const ChatTurn> turns, std::string_view system);
   bool gemma_turns() const { return start_of_turn_ >= 0; }
 
   int32_t vocab_size() const { return int32_t(tokens_.size()); }

@@ -99,6 +99,11 @@ TEST_CASE("Gemma SentencePiece tokenizer matches llama.cpp", "[gemma][tokenizer]
   // The chat turn with specials parsed and BOS first (tokenizer.ggml.add_bos_token = true).
   const std::string chat = t.chat_prompt("What is the capital of France?");
   CHECK(chat == "<start_of_turn>user\nWhat is the capital of France?<end_of_turn>\n<start_of_turn>model\n");
+  // A conversation: the system text leads the first user turn only; assistant turns are the model's.
+  const Tokenizer::ChatTurn turns[3] = {{false, "Hi"}, {true, "Hello!"}, {false, "Name a colour."}};
+  CHECK(t.chat_prompt(turns, "Be brief.") ==
+        "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n"
+        "<start_of_turn>user\nName a colour.<end_of_turn>\n<start_of_turn>model\n");
   CHECK(t.prompt_ids(chat, true) ==
         std::vector<int32_t>{2, 105, 2364, 107, 3689, 563, 506, 5279, 529, 7001, 236881, 106, 107, 105, 4368, 107});
   CHECK(t.prompt_ids("The capital of France is", false) == std::vector<int32_t>{2, 818, 5279, 529, 7001, 563});

@@ -114,6 +114,19 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
   CHECK(joined == whole);
   CHECK(!ev.back()["choices"][0]["finish_reason"].is_null());
 
+  // A conversation with history is answered (ChatML turns; the template itself is tested in tokenizer tests).
+  const json history = {{"messages", json::array({{{"role", "system"}, {"content", "Be brief."}},
+                                                  {{"role", "user"}, {"content", "Hi"}},
+                                                  {{"role", "assistant"}, {"content", "Hello!"}},
+                                                  {{"role", "user"}, {"content", "Name a colour."}}})},
+                        {"max_tokens", 6}, {"temperature", 0}};
+  r = c.Post("/v1/chat/completions", history.dump(), "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  const std::vector<Tokenizer::ChatTurn> turns = {{false, "Hi"}, {true, "Hello!"}, {false, "Name a colour."}};
+  CHECK(json::parse(r->body)["usage"]["prompt_tokens"] ==
+        int64_t(s.tok.prompt_ids(s.tok.chat_prompt(turns, "Be brief."), true).size()));
+
   // Bad requests: 400 with a one-line message; the server keeps serving.
   for (const auto& [path, body] : std::vector<std::pair<std::string, std::string>>{
            {"/v1/completions", "not json"},
@@ -127,6 +140,7 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
            {"/v1/chat/completions", R"({"messages": []})"},
            {"/v1/chat/completions", R"({"messages": [{"role": "robot", "content": "hi"}]})"},
            {"/v1/chat/completions", R"({"messages": [{"role": "system", "content": "hi"}]})"},
+           {"/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]})"},
        }) {
     INFO(body);
     r = c.Post(path, body, "application/json");

@@ -118,6 +118,12 @@ TEST_CASE("SmolLM2 special tokens and chat prompt", "[tokenizer][model]") {
   auto chat_ids = t.encode(chat, true);
   CHECK(t.decode(chat_ids) == chat);
   CHECK(std::count(chat_ids.begin(), chat_ids.end(), *im_start) == 3);
+  // A conversation: turns in order, assistant turns under their own role; no system turn when it is empty.
+  const Tokenizer::ChatTurn turns[3] = {{false, "Hi"}, {true, "Hello!"}, {false, "Name a colour."}};
+  CHECK(Tokenizer::chatml_prompt(turns, "") ==
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nName a colour.<|im_end|>\n"
+        "<|im_start|>assistant\n");
+  CHECK(t.chat_prompt(turns, "Be brief.") == "<|im_start|>system\nBe brief.<|im_end|>\n" + Tokenizer::chatml_prompt(turns, ""));
   CHECK(std::find(t.stop_ids().begin(), t.stop_ids().end(), *im_end) != t.stop_ids().end());
 }
 
