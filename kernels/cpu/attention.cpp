@@ -60,7 +60,9 @@ DecodeSplit decode_split(int64_t t, int64_t hk) {
 void decode_with(const AttentionKernels& ak, std::span<const float> q, int64_t heads, const KvView& kv, int64_t t,
                  std::span<float> out, ThreadPool& pool) {
   const int64_t d = kv.head_dim, hk = kv.kv_heads, g = heads / hk, dp = round_up(d, ak.lanes);
-  const DecodeSplit sp = decode_split(t, hk);
+  // Called inside a parallel region (batched decode runs one sequence per worker), it runs alone on this thread:
+  // one range over all keys and all heads in one task, with nothing to merge.
+  const DecodeSplit sp = ThreadPool::in_parallel_region() ? DecodeSplit{round_up(t, kKeyBlock), 1, hk, 1} : decode_split(t, hk);
   const float scale = 1.0f / std::sqrt(float(d));
   thread_local std::vector<float> qs, part;
   qs.assign(size_t(heads * dp), 0.0f);  // (h, dp) scaled, zero-padded

@@ -139,4 +139,6 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
   if (p.error) std::rethrow_exception(p.error);
 }
 
+bool ThreadPool::in_parallel_region() { return t_in_pool_job; }
+
 }  // namespace rooftop::kernels

@@ -16,6 +16,8 @@ class ThreadPool {
   // Returns when every chunk is done. Threads claim chunks as they finish, so more chunks balance uneven
   // progress better: chunks_per_thread (default 4; at most n chunks in all).
   void parallel_for(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn, int64_t chunks_per_thread = 4);
+  // True on a thread running a parallel_for chunk: a parallel_for called there runs inline, on this thread alone.
+  static bool in_parallel_region();
 
  private:
   struct Impl;

@@ -42,6 +42,18 @@ TEST_CASE("attention_decode matches the reference (GQA, fp32 and fp16 KV, every 
           attention_decode(q, s.h, kv.view, t, out, *pool);
           check(pool->size() == 1 ? "active ISA, 1 thread" : "active ISA, 2 threads");
         }
+        // Inside a parallel region (batched decode: one sequence per worker) it runs unsplit on the worker.
+        std::fill(out.begin(), out.end(), -7.0f);
+        bool nested = false;
+        pool2.parallel_for(2, [&](int64_t b, int64_t e, int) {
+          for (int64_t i = b; i < e; ++i)
+            if (i == 0) {
+              nested = ThreadPool::in_parallel_region();
+              attention_decode(q, s.h, kv.view, t, out, pool2);
+            }
+        });
+        CHECK(nested);
+        check("active ISA, inside a parallel region");
         for (Isa isa : supported_isas()) {
           std::fill(out.begin(), out.end(), -7.0f);
           attn::decode_with(attn::attention_kernels(isa), q, s.h, kv.view, t, out, pool2);
