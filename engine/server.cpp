@@ -77,6 +77,9 @@ struct Server::Impl {
   std::unordered_map<size_t, std::shared_ptr<Channel>> channels;  // requests in flight
   size_t next_id = 1;
   std::atomic<bool> stopping{false};
+  // Streamed responses still being written. httplib stops writing a chunked response once its listener
+  // stops, so the listener stops only after these have sent their finish reason and [DONE] (or timed out).
+  std::atomic<int> open_streams{0};
 
   Impl(const LlamaModel& mdl, const Tokenizer& t, kernels::ThreadPool& p, const ServerOptions& opt)
       : model(mdl), tok(t), pool(p), o(opt) {}
@@ -328,6 +331,7 @@ struct Server::Impl {
       return "data: " + body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
     };
     auto started = std::make_shared<bool>(false);
+    ++open_streams;
     res.set_chunked_content_provider(
         "text/event-stream",
         [this, ch, id, chunk, started, chat](size_t, httplib::DataSink& sink) {
@@ -357,6 +361,7 @@ struct Server::Impl {
           return true;
         },
         [this, ch, id](bool success) {
+          --open_streams;
           if (success) return;
           bool done = false;
           {
@@ -414,6 +419,9 @@ void Server::run() {
       failure = e.what();
       s.stopping = true;
     }
+    // Every request has ended; let the streams write their last event (a client that stopped reading
+    // holds this at most 3 s).
+    for (int i = 0; i < 300 && s.open_streams > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     while (!listened) {
       s.http.stop();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
