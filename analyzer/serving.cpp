@@ -13,17 +13,19 @@
 
 namespace rooftop {
 
-StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp)
-    : m_(m), chip_(chip), p_(p), tp_(tp), moe_expert_fraction_(profile.moe_expert_fraction) {
+StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp,
+                   int64_t pp)
+    : m_(m), chip_(chip), p_(p), tp_(tp), pp_(pp), moe_expert_fraction_(profile.moe_expert_fraction) {
+  if (tp < 1 || pp < 1) throw InputError("tensor and pipeline degrees must be >= 1");
   double link = 0;
-  if (tp > 1) {
+  if (tp > 1 || pp > 1) {
     if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
     else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
-    else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp needs one");
+    else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp and --pp need one");
   }
   rates_ = resolve_rates(profile, chip, link);
   // The `rooftop` runtime on a calibrated chip: this machine's measured kernel rates, as speed prices them.
-  if (profile.use_calibration && !chip_.measured.empty() && tp == 1) calibrated_.emplace(m_, chip_, p_);
+  if (profile.use_calibration && !chip_.measured.empty() && tp == 1 && pp == 1) calibrated_.emplace(m_, chip_, p_);
 }
 
 double StepCost::seconds(const std::vector<StepSlice>& slices) const {
@@ -46,18 +48,29 @@ double StepCost::seconds(const std::vector<StepSlice>& slices) const {
       o.flops *= seqs;
       o.act_bytes *= seqs;
     }
-  // Each slice's own cache operations, summed per operation (one kernel serves the whole batch).
-  std::map<std::string, OpCost> cache;
-  for (const auto& s : slices)
-    for (const auto& o : cache_work(m_, p_, PassShape{1, s.new_tokens, s.context_before}).ops) {
-      auto [c, fresh] = cache.try_emplace(o.name, o);
-      if (fresh) continue;
-      c->second.flops += o.flops;
-      c->second.kv_read_bytes += o.kv_read_bytes;
-      c->second.kv_write_bytes += o.kv_write_bytes;
-      c->second.act_bytes += o.act_bytes;
+  // Each slice's own cache operations, summed per operation (one kernel serves the whole batch). A slice's
+  // operations depend on its (new tokens, context) alone, and a simulation meets the same pairs again and again:
+  // each is worked out once (the table is dropped when it grows past 1M slices).
+  const size_t first = w.ops.size();
+  for (const auto& s : slices) {
+    const uint64_t key = (static_cast<uint64_t>(s.new_tokens) << 32) ^ static_cast<uint64_t>(s.context_before);
+    auto found = slice_work_.find(key);
+    if (found == slice_work_.end()) {
+      if (slice_work_.size() > 1'000'000) slice_work_.clear();
+      found = slice_work_.emplace(key, cache_work(m_, p_, PassShape{1, s.new_tokens, s.context_before}).ops).first;
     }
-  for (auto& [name, o] : cache) w.ops.push_back(o);
+    for (const auto& o : found->second) {  // the same operations in the same order for every slice
+      auto c = std::find_if(w.ops.begin() + static_cast<std::ptrdiff_t>(first), w.ops.end(), [&](const OpCost& x) { return x.name == o.name; });
+      if (c == w.ops.end()) {
+        w.ops.push_back(o);
+        continue;
+      }
+      c->flops += o.flops;
+      c->kv_read_bytes += o.kv_read_bytes;
+      c->kv_write_bytes += o.kv_write_bytes;
+      c->act_bytes += o.act_bytes;
+    }
+  }
   w.tokens = static_cast<double>(tokens);
   w.seqs = seqs;
   if (calibrated_) {  // a step of decodes alone runs the batched GEMV; a mixed one the GEMM over all its tokens
@@ -65,7 +78,8 @@ double StepCost::seconds(const std::vector<StepSlice>& slices) const {
     return calibrated_->seconds(w, decode, decode ? seqs : static_cast<double>(tokens));
   }
   CompactPass c = compact_pass(w, chip_, static_cast<double>(m_.layers), static_cast<double>(tp_));
-  add_collectives(c, m_, static_cast<double>(tokens), tp_, 1, 1, 2.0);
+  // A step passes every pipeline stage in turn: the whole model's time at tp, plus the hand-offs between stages.
+  add_collectives(c, m_, static_cast<double>(tokens), tp_, pp_, 1, 2.0);
   return pass_seconds(c, rates_);
 }
 
@@ -143,8 +157,11 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
   std::vector<std::pair<double, double>> timeline;
 
   while (finished < requests.size()) {
-    for (size_t id : clock.arrived_by(now))
-      sched.arrive(id, requests[id].prompt, requests[id].output, requests[id].prefix_id, requests[id].prefix_tokens);
+    for (size_t id : clock.arrived_by(now)) {
+      const ServingRequest& r = requests[id];
+      sched.arrive(id, r.prompt, r.output, r.prefix_id, r.prefix_tokens, r.prefilled);
+      if (r.prefilled) ttft[id] = 0;  // its first token came with it
+    }
     if (sched.idle()) {  // idle until the next arrival
       const auto at = clock.next_arrival();
       if (!at) throw InternalError("simulate: no request left to arrive while " + std::to_string(requests.size() - finished) + " are unfinished");
@@ -188,10 +205,11 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
 namespace rooftop {
 
 SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile,
-                               int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens) {
+                               int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens, int64_t pp) {
   FitOptions fo;
   fo.context = block_tokens;
   fo.tp = tp;
+  fo.pp = pp;
   const FitResult f = fit(m, chip, p, fo);
   const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
   SchedulerPolicy pol;
@@ -204,73 +222,6 @@ SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const P
   const double activations = activation_bytes(m, pol.token_budget, pol.max_seqs, cpu ? 4.0 : 2.0) / static_cast<double>(tp);
   pol.kv_budget_bytes = chip.memory_bytes * profile.memory_fraction - f.weights_bytes_per_device - activations;
   return pol;
-}
-
-std::vector<PlanCandidate> plan_deployments(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ChipSpec>& chips,
-                                            const RuntimeProfile& profile, const PlanOptions& o) {
-  if (!(o.rate > 0) || !std::isfinite(o.rate)) throw InputError("--rate must be a number > 0 (requests per second)");
-  std::vector<PlanCandidate> out;
-  for (const auto& chip : chips) {
-    if (chip.kind == "cpu" || chip.kind == "soc" || !(chip.memory_bytes > 0)) continue;
-    for (int64_t tp : {1, 2, 4, 8}) {
-      if (tp > o.max_devices || m.heads % tp != 0) continue;
-      if (!m.mla && tp > m.kv_heads && tp % m.kv_heads != 0) continue;
-      if (tp > 1 && !chip.scaleup_bandwidth_bytes_per_s && !chip.scaleout_bandwidth_bytes_per_s) continue;
-      if (tp > 1 && chip.scaleup_domain_size && tp > *chip.scaleup_domain_size) continue;
-      PlanCandidate c;
-      c.hw = chip.id;
-      c.tp = tp;
-      const double price = chip.usd_per_hour.value_or(0);
-      const SchedulerPolicy pol = serving_policy(m, chip, p, profile, tp, o.max_seqs, o.token_budget, o.block_tokens);
-      const StepCost cost(m, chip, p, profile, tp);
-      // Does one replica of this shape serve rate / r within the targets? Checked by simulation.
-      auto run = [&](int64_t r, PlanCandidate& into) -> bool {
-        const auto reqs = poisson_requests(o.requests, o.rate / static_cast<double>(r), o.prompt, o.output, o.seed);
-        const SimulationResult s = simulate(m, p, reqs, pol, cost, {});
-        into.ttft_p99_s = s.ttft_s.p99;
-        into.tpot_p99_s = s.tpot_s.p99;
-        return s.ttft_s.p99 <= o.slo_ttft_p99_s && s.tpot_s.p99 <= o.slo_tpot_p99_s;
-      };
-      try {
-        const int64_t most = o.max_devices / tp;
-        PlanCandidate at_most = c;
-        if (!run(most, at_most)) {  // not even with every device
-          at_most.note = "misses the targets even with " + std::to_string(most * tp) + " devices";
-          out.push_back(at_most);
-          continue;
-        }
-        int64_t lo = 0, hi = most;  // run(hi) meets the targets; find the fewest replicas that do
-        PlanCandidate best = at_most;
-        best.replicas = most;
-        while (hi - lo > 1) {
-          const int64_t mid = lo + (hi - lo) / 2;
-          PlanCandidate trial = c;
-          if (run(mid, trial)) {
-            hi = mid;
-            best = trial;
-            best.replicas = mid;
-          } else {
-            lo = mid;
-          }
-        }
-        best.devices = best.replicas * tp;
-        best.usd_per_hour = price * static_cast<double>(best.devices);
-        best.usd_per_mtok_output = best.usd_per_hour / (o.rate * static_cast<double>(o.output) * 3600.0) * 1e6;
-        if (price <= 0) best.note = "no price on the chip card";
-        out.push_back(best);
-      } catch (const InputError& e) {  // weights or one request do not fit this shape
-        c.note = e.what();
-        out.push_back(c);
-      }
-    }
-  }
-  std::stable_sort(out.begin(), out.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
-    const bool fa = a.replicas > 0 && a.usd_per_hour > 0, fb = b.replicas > 0 && b.usd_per_hour > 0;
-    if (fa != fb) return fa;
-    if (fa) return a.usd_per_hour < b.usd_per_hour;
-    return a.replicas > b.replicas;
-  });
-  return out;
 }
 
 }  // namespace rooftop

@@ -31,7 +31,9 @@ struct StepSlice {
 // for the `rooftop` runtime on a calibrated chip, this machine's measured kernel rates (CalibratedPricer).
 class StepCost {
  public:
-  StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp);
+  // pp > 1: a step of one micro-batch through pp pipeline stages (layers split), each of tp devices.
+  StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp,
+           int64_t pp = 1);
   double seconds(const std::vector<StepSlice>& slices) const;
 
  private:
@@ -39,10 +41,11 @@ class StepCost {
   ChipSpec chip_;
   PrecisionPlan p_;
   RuntimeRates rates_;
-  int64_t tp_ = 1;
+  int64_t tp_ = 1, pp_ = 1;
   double moe_expert_fraction_ = 1;
   std::optional<CalibratedPricer> calibrated_;  // the `rooftop` runtime on a calibrated chip
   mutable std::unordered_map<int64_t, PassWork> weights_work_;  // by tokens in the step
+  mutable std::unordered_map<uint64_t, std::vector<OpCost>> slice_work_;  // a slice's cache operations, by (new tokens, context)
 };
 
 struct SchedulerPolicy {
@@ -63,7 +66,7 @@ std::function<double(int64_t)> kv_footprint(const ModelSpec& m, const PrecisionP
 // The scheduler's limits on a chip: max_seqs and token_budget (0: the runtime's serving_limits on this chip), and the KV pages the runtime's
 // memory_fraction of each device leaves after the weights and a full step's activations (fit's tp/pp shares).
 SchedulerPolicy serving_policy(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile,
-                               int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens);
+                               int64_t tp, int64_t max_seqs, int64_t token_budget, int64_t block_tokens, int64_t pp = 1);
 
 struct SimulationOptions {
   int64_t concurrency = 0;        // > 0: a closed loop of this many clients (arrival times ignored)
@@ -100,30 +103,5 @@ SimulationResult summarize_serving(const std::vector<ServingRequest>& requests, 
 // Runs requests (sorted by arrival) to completion. Throws InputError when one request cannot fit at all.
 SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ServingRequest>& requests,
                           const SchedulerPolicy& policy, const StepCost& cost, const SimulationOptions& o);
-
-// Capacity planning: the cheapest deployments (chip x tensor parallelism x replicas) that serve `rate` requests
-// per second within p99 TTFT and TPOT targets, each replica taking rate / replicas (a load balancer).
-struct PlanOptions {
-  double rate = 1;                  // requests per second
-  int64_t prompt = 1024, output = 256;
-  double slo_ttft_p99_s = 1, slo_tpot_p99_s = 0.1;
-  int64_t max_devices = 64;
-  int64_t requests = 200;           // simulated per candidate
-  uint64_t seed = 1;
-  int64_t token_budget = 0, block_tokens = 16, max_seqs = 0;  // 0: the runtime's default on the chip
-};
-
-struct PlanCandidate {
-  std::string hw;
-  int64_t tp = 1, replicas = 0, devices = 0;  // replicas 0: no count up to max_devices meets the targets
-  double ttft_p99_s = 0, tpot_p99_s = 0;      // at the replicas chosen (or at the most tried)
-  double usd_per_hour = 0, usd_per_mtok_output = 0;
-  std::string note;                           // why it was left out ("weights do not fit", ...)
-};
-
-// Every (chip, tp) tried, feasible ones first by $/hour. Chips without a price are tried, priced 0.
-std::vector<PlanCandidate> plan_deployments(const ModelSpec& m, const PrecisionPlan& p, const std::vector<ChipSpec>& chips,
-                                            const RuntimeProfile& profile, const PlanOptions& o);
-
 
 }  // namespace rooftop

@@ -18,8 +18,10 @@ Scheduler::Scheduler(const SchedulerLimits& limits, std::function<double(int64_t
 }
 
 
-void Scheduler::arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix_id, int64_t prefix_tokens) {
+void Scheduler::arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix_id, int64_t prefix_tokens, bool prefilled) {
   if (prompt < 1 || output < 1) throw InputError("every request needs a prompt and an output of at least 1 token");
+  if (prefilled && (output < 2 || prefix_id >= 0))
+    throw InputError("a prefilled request needs an output of at least 2 tokens (its first came with it) and no shared prefix");
   if (prefix_id >= 0 && (prefix_tokens < 1 || prefix_tokens > prompt))
     throw InputError("a shared prefix must be 1 to " + std::to_string(prompt) + " tokens (the prompt), got " + std::to_string(prefix_tokens));
   if (footprint_(prompt + output) > limits_.kv_budget_bytes)
@@ -34,6 +36,11 @@ void Scheduler::arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix
   s.target = prompt;
   s.prefix_id = prefix_id;
   s.prefix_tokens = prefix_id >= 0 ? prefix_tokens : 0;
+  if (prefilled) {  // its first token came with it; the next step feeds that token after the prompt
+    s.transferred = prompt;
+    s.generated = 1;
+    s.target = prompt + 1;
+  }
   waiting_.push_back(s);
 }
 
@@ -77,6 +84,7 @@ void Scheduler::preempt(size_t index) {
   s.held = 0;
   s.cached = 0;
   s.target = s.prompt + s.generated;
+  s.transferred = 0;  // the brought KV is gone with the cache: recomputed
   s.restart = true;
   waiting_.push_front(s);
   preempted_.push_back(s.id);
@@ -102,6 +110,7 @@ std::vector<ScheduledSlice> Scheduler::plan() {
   while ((preempted_.empty() || running_.empty()) && !waiting_.empty() && budget > 0 &&
          static_cast<int64_t>(running_.size()) < limits_.max_seqs) {
     Sequence& s = waiting_.front();
+    s.cached = std::max(s.cached, s.transferred);  // KV that came with it needs pages, not a prefill
     // A cached prefix: its whole pages before the last token to feed are skipped.
     Prefix* hit = nullptr;
     if (s.prefix_id >= 0 && s.cached == 0)

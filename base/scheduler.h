@@ -13,6 +13,8 @@
 //   drops its cache and later recomputes its prompt and every token it generated (vLLM's recompute mode).
 // - No admissions in a step that had to preempt; a sequence is admitted only with pages for its whole prompt
 //   (or recompute) booked, so its later chunks never preempt the sequences decoding beside it.
+// - A prefilled request (disaggregated decode) is admitted with pages for its prompt and the KV it brought,
+//   and decodes from its first step.
 // - Prefix caching (requests that state a prefix_id): once a sequence has prefilled its prefix, the prefix's
 //   whole pages stay cached, shared by every later request with that id, which skips them (at least its last
 //   prompt token is always fed). A cached prefix no sequence uses is evicted, least recently used first, when
@@ -37,6 +39,9 @@ struct ServingRequest {
   // prefix_tokens tokens (-1: none).
   int64_t prefix_id = -1;
   int64_t prefix_tokens = 0;
+  // Its prompt's KV cache arrives with it, and its first token was produced elsewhere (the decode pool of a
+  // disaggregated deployment): it only decodes, output - 1 tokens. Preempted, it recomputes as usual.
+  bool prefilled = false;
 };
 
 // Poisson arrivals at `rate` per second with fixed lengths, from a seeded generator (deterministic).
@@ -92,7 +97,8 @@ class Scheduler {
 
   // A request joins the waiting queue (FCFS). prompt, output >= 1. Throws InputError when it cannot fit
   // even alone.
-  void arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix_id = -1, int64_t prefix_tokens = 0);
+  void arrive(size_t id, int64_t prompt, int64_t output, int64_t prefix_id = -1, int64_t prefix_tokens = 0,
+              bool prefilled = false);
   // The next step's slices, running sequences first; empty when nothing runs or waits. Sequences preempted
   // while planning are in preempted() (their caches must be dropped before the step runs).
   std::vector<ScheduledSlice> plan();
@@ -124,6 +130,7 @@ class Scheduler {
     bool restart = true;
     int64_t prefix_id = -1, prefix_tokens = 0;
     int64_t shared = 0;     // leading tokens whose pages belong to the cached prefix (0: none attached)
+    int64_t transferred = 0;  // prompt tokens whose KV arrives with the request (prefilled)
   };
   struct Prefix {
     int64_t tokens = 0;     // whole pages' tokens cached

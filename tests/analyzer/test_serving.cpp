@@ -3,9 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "analyzer/errors.h"
+#include "analyzer/plan.h"
 #include "analyzer/serving.h"
 #include "seed_models.h"
 
@@ -123,10 +125,25 @@ TEST_CASE("bad serving input gets one line", "[analyzer][serving]") {
                     Catch::Matchers::Contains("no memory is left for the KV cache"));
 }
 
+TEST_CASE("a pipeline step passes every stage: the one-stage step plus pp - 1 hand-offs of the hidden state", "[analyzer][serving]") {
+  const ModelSpec m = small_model();
+  ChipSpec c = gpu();
+  c.scaleup_bandwidth_bytes_per_s = 400e9;  // per direction 200 GB/s
+  const RuntimeProfile prof = generic_profile(false);
+  const StepCost one(m, c, bf16(), prof, 1), four(m, c, bf16(), prof, 1, 4);
+  const std::vector<StepSlice> step = {{1, 700}, {1, 90}, {64, 0}};  // 66 tokens
+  // Each hand-off: the profile's collective latency plus 66 tokens x 1024 hidden x 2 bytes over the link at the
+  // profile's bus-bandwidth fraction.
+  const double handoff = prof.collective_latency_s + 66.0 * 1024 * 2 / (200e9 * prof.bus_bandwidth_fraction);
+  CHECK(four.seconds(step) == Approx(one.seconds(step) + 3 * handoff).epsilon(1e-9));
+  CHECK_THROWS_AS(StepCost(m, gpu(), bf16(), prof, 1, 2), InputError);  // no link on the card
+}
+
 TEST_CASE("plan: the fewest replicas that meet both p99 targets, checked against simulate itself", "[analyzer][serving][plan]") {
   const ModelSpec m = small_model();
   ChipSpec c = gpu();
   c.usd_per_hour = 2.0;
+  c.tdp_watts = 500;
   PlanOptions o;
   o.rate = 3000;
   o.prompt = 512;
@@ -135,30 +152,101 @@ TEST_CASE("plan: the fewest replicas that meet both p99 targets, checked against
   o.slo_tpot_p99_s = 0.01;
   o.max_devices = 16;
   o.requests = 300;
+  o.max_seqs = {64, 256};
+  o.token_budgets = {2048};
   const RuntimeProfile prof = generic_profile(false);
-  const auto found = plan_deployments(m, bf16(), {c}, prof, o);
-  REQUIRE_FALSE(found.empty());
-  const PlanCandidate& best = found.front();
-  REQUIRE(best.replicas > 0);
-  CHECK(best.tp == 1);  // the toy chip card states no interconnect: tensor parallelism is not tried
-  CHECK(best.devices == best.replicas);
+  const PlanResult r = plan_deployments(m, bf16(), {c}, prof, o);
+  // The toy card states no interconnect: one family only (tp1 pp1, aggregated), no tp, pp or KV transfer.
+  REQUIRE(r.feasible.size() == 1);
+  CHECK(r.rejected.empty());
+  const PlanCandidate& best = r.feasible.front();
+  CHECK(best.family() == "gpu tp1 pp1");
+  CHECK(best.devices == best.serve.replicas);
   CHECK(best.usd_per_hour == Approx(2.0 * static_cast<double>(best.devices)));
-  // $/Mtok: $/hour over the output tokens served per hour.
+  // $/Mtok: $/hour over the output tokens served per hour; J/token: TDP x devices over output tokens per second.
   CHECK(best.usd_per_mtok_output == Approx(best.usd_per_hour / (o.rate * 32 * 3600) * 1e6));
-  // The same check by hand: `replicas` meets the targets, one fewer does not.
-  const SchedulerPolicy pol = serving_policy(m, c, bf16(), prof, 1, 0, o.token_budget, o.block_tokens);
-  const StepCost cost(m, c, bf16(), prof, 1);
-  auto meets = [&](int64_t r) {
-    const auto s = simulate(m, bf16(), poisson_requests(o.requests, o.rate / static_cast<double>(r), o.prompt, o.output, o.seed), pol, cost, {});
+  CHECK(best.joules_per_output_token == Approx(500.0 * static_cast<double>(best.devices) / (o.rate * 32)));
+  CHECK(best.pareto);
+  // Two caps x one chunk, each replica count 1..16 covered.
+  CHECK(r.configurations == 2 * 16);
+  CHECK(r.simulations >= 2);
+  // The same check by hand, at the setting chosen: `replicas` meets the targets, one fewer does not, and the
+  // other cap does not meet them with one fewer either.
+  auto meets = [&](int64_t seqs, int64_t replicas) {
+    const SchedulerPolicy pol = serving_policy(m, c, bf16(), prof, 1, seqs, 2048, o.block_tokens);
+    const StepCost cost(m, c, bf16(), prof, 1);
+    const auto s = simulate(m, bf16(), poisson_requests(o.requests, o.rate / static_cast<double>(replicas), o.prompt, o.output, o.seed), pol, cost, {});
     return s.ttft_s.p99 <= o.slo_ttft_p99_s && s.tpot_s.p99 <= o.slo_tpot_p99_s;
   };
-  CHECK(meets(best.replicas));
-  REQUIRE(best.replicas > 1);  // the load needs several replicas, so one fewer must miss
-  CHECK_FALSE(meets(best.replicas - 1));
-  // Targets no deployment can meet: reported, not hidden.
+  CHECK(meets(best.serve.max_seqs, best.serve.replicas));
+  REQUIRE(best.serve.replicas > 1);  // the load needs several replicas, so one fewer must miss
+  CHECK_FALSE(meets(best.serve.max_seqs, best.serve.replicas - 1));
+  CHECK_FALSE(meets(best.serve.max_seqs == 64 ? 256 : 64, best.serve.replicas - 1));
+  // Targets no deployment can meet: the family is rejected with its reason and how far its nearest misses.
   o.slo_ttft_p99_s = 1e-6;
-  const auto none = plan_deployments(m, bf16(), {c}, prof, o);
-  REQUIRE(none.size() == 1);
-  CHECK(none.front().replicas == 0);
-  CHECK(none.front().note.find("misses the targets") != std::string::npos);
+  const PlanResult none = plan_deployments(m, bf16(), {c}, prof, o);
+  CHECK(none.feasible.empty());
+  REQUIRE(none.rejected.size() == 1);
+  CHECK(none.rejected.front().reason == "TTFT");
+  CHECK(none.rejected.front().miss > 1);
+  // Bad lists: one line.
+  o.tp = {0};
+  CHECK_THROWS_AS(plan_deployments(m, bf16(), {c}, prof, o), InputError);
+}
+
+TEST_CASE("plan: disaggregated pools each meet their own target; pipeline replicas are searched", "[analyzer][serving][plan]") {
+  const ModelSpec m = small_model();
+  ChipSpec c = gpu();
+  c.usd_per_hour = 2.0;
+  c.scaleup_bandwidth_bytes_per_s = 400e9;
+  c.scaleout_bandwidth_bytes_per_s = 50e9;
+  PlanOptions o;
+  o.rate = 2000;
+  o.prompt = 512;
+  o.output = 32;
+  o.slo_ttft_p99_s = 0.05;
+  o.slo_tpot_p99_s = 0.01;
+  o.max_devices = 16;
+  o.requests = 200;
+  o.tp = {1, 2};
+  o.pp = {1, 2};
+  o.max_seqs = {64};
+  o.token_budgets = {2048};
+  const RuntimeProfile prof = generic_profile(false);
+  const PlanResult r = plan_deployments(m, bf16(), {c}, prof, o);
+  std::map<std::string, PlanCandidate> by;
+  for (const auto& x : r.feasible) by[x.family()] = x;
+  for (const auto& x : r.rejected) INFO(x.family << ": " << x.detail);
+  // Aggregated tp1/tp2 x pp1/pp2, and disaggregated decode tp1/tp2.
+  CHECK(by.size() + r.rejected.size() == 6);
+  REQUIRE(by.count("gpu tp1 pp2") == 1);
+  CHECK(by["gpu tp1 pp2"].devices == 2 * by["gpu tp1 pp2"].serve.replicas);
+  REQUIRE(by.count("gpu disaggregated prefill tp1 decode tp1") == 1);
+  const PlanCandidate d = by["gpu disaggregated prefill tp1 decode tp1"];
+  CHECK(d.devices == d.serve.devices() + d.decode.devices());
+  // The KV transfer: 512 tokens x 2 (K, V) x 2 KV heads x 128 x 8 layers x 2 bytes over the 50 GB/s scale-out link.
+  CHECK(d.kv_transfer_s == Approx(512.0 * 2 * 2 * 128 * 8 * 2 / 50e9));
+  // Each pool checked by hand at its own size: prefill-only requests meet TTFT (with the transfer); prefilled
+  // decode-only requests meet TPOT, and one decode replica fewer does not.
+  const SchedulerPolicy pp = serving_policy(m, c, bf16(), prof, 1, 0, d.serve.token_budget, o.block_tokens);
+  const StepCost cost(m, c, bf16(), prof, 1);
+  const auto pre = simulate(m, bf16(), poisson_requests(o.requests, o.rate / double(d.serve.replicas), o.prompt, 1, o.seed), pp, cost, {});
+  CHECK(pre.ttft_s.p99 + d.kv_transfer_s <= o.slo_ttft_p99_s);
+  CHECK(d.ttft_p99_s == Approx(pre.ttft_s.p99 + d.kv_transfer_s));
+  const SchedulerPolicy dp = serving_policy(m, c, bf16(), prof, 1, d.decode.max_seqs, d.decode.token_budget, o.block_tokens);
+  auto decode = [&](int64_t replicas) {
+    auto reqs = poisson_requests(o.requests, o.rate / double(replicas), o.prompt, o.output, o.seed);
+    for (auto& q : reqs) q.prefilled = true;
+    return simulate(m, bf16(), reqs, dp, cost, {});
+  };
+  CHECK(decode(d.decode.replicas).tpot_s.p99 <= o.slo_tpot_p99_s);
+  CHECK(d.tpot_p99_s == Approx(decode(d.decode.replicas).tpot_s.p99));
+  if (d.decode.replicas > 1) CHECK(decode(d.decode.replicas - 1).tpot_s.p99 > o.slo_tpot_p99_s);
+  // Prefilled requests skip their prefill: a lone one's first decode step is at context 512, and no step
+  // carries a prefill chunk, so its TPOT is that of decodes alone.
+  auto one = poisson_requests(1, 1.0, 512, 5, 1);
+  one[0].prefilled = true;
+  double steps = 0;
+  for (int64_t k = 0; k < 4; ++k) steps += cost.seconds({{1, 512 + k}});
+  CHECK(simulate(m, bf16(), one, dp, cost, {}).e2e_each_s[0] == Approx(steps).epsilon(1e-12));
 }

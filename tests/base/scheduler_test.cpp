@@ -180,3 +180,25 @@ TEST_CASE("a prompt that is all cached prefix, sized to the whole budget, still 
   CHECK(tokens == 8);
   CHECK(s.preemptions() >= 1);
 }
+
+TEST_CASE("a prefilled request (disaggregated decode) books its prompt's pages and decodes from its first step", "[base][scheduler]") {
+  // Budget 10 tokens, pages of 4 tokens at 1 byte, 3 bytes of pages: A brings 9 prompt tokens' KV and wants 3
+  // outputs, the first of which it brought.
+  Scheduler s({4, 10, 4, 3}, pages_of_4());
+  s.arrive(0, 9, 3, -1, 0, /*prefilled=*/true);
+  // Step 1: one decode token after the 9 brought (no prefill); pages for 10 tokens: ceil(10/4) = 3.
+  check_plan(s.plan(), {{0, 1, 9, true}});
+  CHECK(s.used_bytes() == 3);
+  auto out = s.finish_step();
+  REQUIRE(out.size() == 1);
+  CHECK((!out[0].first && !out[0].finished));  // its second token: the first came with it
+  // Step 2: its third and last token, at context 10.
+  check_plan(s.plan(), {{0, 1, 10, false}});
+  out = s.finish_step();
+  CHECK((out.size() == 1 && out[0].finished));
+  CHECK(s.idle());
+  CHECK(s.used_bytes() == 0);
+  // Its output must leave a token to decode, and it brings no shared prefix.
+  CHECK_THROWS_AS(s.arrive(1, 9, 1, -1, 0, true), InputError);
+  CHECK_THROWS_AS(s.arrive(1, 9, 3, 7, 4, true), InputError);
+}

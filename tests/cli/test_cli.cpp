@@ -549,21 +549,36 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
 
 TEST_CASE("plan: candidates sorted by price, each meeting its targets, impossible targets said so") {
   auto j = json_of({"plan", "--model", "llama-3.1-8b", "--hw", "h100-sxm,a100-80g", "--rate", "20", "--slo-ttft-p99", "1",
-                    "--slo-tpot-p99", "0.05", "--requests", "100"});
-  const auto& c = j["candidates"];
+                    "--slo-tpot-p99", "0.05", "--requests", "100", "--max-devices", "8", "--tp", "1,2", "--pp", "1,2"});
+  const auto& c = j["feasible"];
   REQUIRE(c.size() >= 2);
   double last = 0;
+  bool disaggregated = false, piped = false;
   for (const auto& x : c) {
-    if (x["replicas"].get<int64_t>() == 0) continue;
     CHECK(x["ttft_p99_s"].get<double>() <= 1.0);
     CHECK(x["tpot_p99_s"].get<double>() <= 0.05);
+    CHECK(x["devices"].get<int64_t>() <= 8);
     CHECK(x["usd_per_hour"].get<double>() >= last);
     last = x["usd_per_hour"].get<double>();
+    disaggregated |= x["mode"] == "disaggregated";
+    if (x["mode"] == "aggregated") piped |= x["serve"]["pp"].get<int64_t>() == 2;
   }
   CHECK(last > 0);
+  CHECK(disaggregated);
+  CHECK(piped);
+  CHECK(j["configurations"].get<int64_t>() > j["simulations"].get<int64_t>());
   auto none = json_of({"plan", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "20", "--slo-tpot-p99", "0.0001",
                        "--max-devices", "2", "--requests", "50"});
-  for (const auto& x : none["candidates"]) CHECK(x["replicas"].get<int64_t>() == 0);
+  CHECK(none["feasible"].empty());
+  REQUIRE_FALSE(none["rejected"].empty());
+  size_t tpot = 0;  // a disaggregated family can also fail on devices: its prefill pool leaves too few of the 2
+  for (const auto& x : none["rejected"]) {
+    CHECK((x["reason"] == "TPOT" || x["reason"] == "devices"));
+    tpot += x["reason"] == "TPOT" ? 1 : 0;
+  }
+  CHECK(tpot > 0);
+  auto bad = cli({"plan", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "20", "--tp", "0"});
+  CHECK(bad.code == 2);
 }
 
 TEST_CASE("quant on the real SmolLM2 weights: more bits, less error; a per-tensor scale is the outliers' victim", "[gguf]") {
