@@ -50,6 +50,7 @@ struct Pending {
   std::vector<int32_t> prompt;
   int64_t max_tokens = 0;
   SamplerConfig sampler;
+  std::vector<std::string> stop;
 };
 
 // One request, parsed and checked.
@@ -58,6 +59,39 @@ struct Parsed {
   std::vector<int32_t> prompt;
   int64_t max_tokens = 0;
   SamplerConfig sampler;
+  std::vector<std::string> stop;  // stop strings: the text ends before the first of them
+};
+
+// A request's text on its way out of the engine thread: bytes of a character split across tokens, whole
+// characters held back because they may begin a stop string, and the stop strings.
+struct TextOut {
+  std::string partial, held;
+  std::vector<std::string> stop;
+
+  // Adds whole characters; returns what may be sent now. `hit` when a stop string appeared: the text ends
+  // before it, and nothing after it is sent. `last`: nothing more comes, so nothing is held back.
+  std::string take(const std::string& bytes, bool last, bool& hit) {
+    partial += bytes;
+    const size_t whole = last ? partial.size() : utf8_complete(partial);
+    held += partial.substr(0, whole);
+    partial.erase(0, whole);
+    size_t cut = std::string::npos;
+    for (const auto& s : stop) cut = std::min(cut, held.find(s));
+    hit = cut != std::string::npos;
+    // Else hold back the longest tail that begins some stop string (a stop string may span tokens).
+    size_t keep = 0;
+    if (!hit && !last)
+      for (const auto& s : stop)
+        for (size_t k = std::min(s.size() - 1, held.size()); k > keep; --k)
+          if (held.compare(held.size() - k, k, s, 0, k) == 0) {
+            keep = k;
+            break;
+          }
+    const size_t send = hit ? cut : held.size() - keep;
+    std::string out = held.substr(0, send);
+    held.erase(0, hit ? held.size() : send);
+    return out;
+  }
 };
 
 json error_body(const std::string& message, const char* type) { return {{"error", {{"message", message}, {"type", type}}}}; }
@@ -129,7 +163,7 @@ struct Server::Impl {
 
   void engine_steps() {
     BatchRunner runner(model, pool, o.limits);
-    std::unordered_map<size_t, std::string> partial;  // bytes of a character split across tokens
+    std::unordered_map<size_t, TextOut> texts;  // by request
     const auto& stops = tok.stop_ids();
     while (true) {
       std::vector<Pending> arrived;
@@ -144,13 +178,14 @@ struct Server::Impl {
       for (auto& p : arrived) {  // checked when parsed; a refusal here ends that request alone
         try {
           runner.add(p.id, std::move(p.prompt), p.max_tokens, p.sampler);
+          texts[p.id].stop = std::move(p.stop);
         } catch (const InputError&) {
           finish(p.id, "error");
         }
       }
       for (size_t id : gone) {
         runner.cancel(id);
-        partial.erase(id);
+        texts.erase(id);
         finish(id, "abort");
       }
       if (runner.idle()) continue;
@@ -166,26 +201,20 @@ struct Server::Impl {
           if (!t.finished) runner.cancel(t.id);
           continue;
         }
-        if (!stop) {
-          std::string& bytes = partial[t.id];
-          bytes += tok.piece(t.token);
-          const size_t whole = t.finished ? bytes.size() : utf8_complete(bytes);
+        // A stop token ends the text (a dangling partial character is flushed); a stop string cuts it.
+        bool hit = false;
+        const std::string out = texts[t.id].take(stop ? std::string() : tok.piece(t.token), stop || t.finished, hit);
+        {
           std::lock_guard<std::mutex> lk(ch->m);
-          ch->completion_tokens += 1;
-          ch->fresh += bytes.substr(0, whole);
-          ch->text += bytes.substr(0, whole);
-          bytes.erase(0, whole);
+          if (!stop) ch->completion_tokens += 1;
+          ch->fresh += out;
+          ch->text += out;
           ch->cv.notify_all();
         }
-        if (stop || t.finished) {
-          if (stop && !t.finished) runner.cancel(t.id);
-          if (stop) {  // flush a dangling partial character
-            std::lock_guard<std::mutex> lk(ch->m);
-            ch->fresh += partial[t.id];
-            ch->text += partial[t.id];
-          }
-          partial.erase(t.id);
-          finish(t.id, stop ? "stop" : "length");
+        if (stop || hit || t.finished) {
+          if (!t.finished) runner.cancel(t.id);
+          texts.erase(t.id);
+          finish(t.id, stop || hit ? "stop" : "length");
         }
       }
     }
@@ -216,6 +245,18 @@ struct Server::Impl {
     p.sampler.temperature = float(number("temperature", 0, 2, 1));
     p.sampler.top_p = float(number("top_p", 1e-6, 1, 1));
     p.sampler.seed = uint64_t(number("seed", 0, 9.0e15, 0));
+    // stop: a string or up to 4 strings (OpenAI's limit), each 1 to 256 bytes.
+    if (j.contains("stop") && !j["stop"].is_null()) {
+      const json& st = j["stop"];
+      const bool list = st.is_array();
+      if (!st.is_string() && !(list && st.size() <= 4))
+        throw InputError("stop must be a string or an array of up to 4 strings");
+      for (const auto& x : list ? st : json::array({st})) {
+        if (!x.is_string() || x.get<std::string>().empty() || x.get<std::string>().size() > 256)
+          throw InputError("each stop string must be a string of 1 to 256 bytes");
+        p.stop.push_back(x.get<std::string>());
+      }
+    }
     if (chat) {
       if (!j.contains("messages") || !j["messages"].is_array() || j["messages"].empty())
         throw InputError("messages must be a non-empty array of {\"role\": ..., \"content\": ...}");
@@ -273,7 +314,7 @@ struct Server::Impl {
     }
     id = next_id++;
     channels.emplace(id, ch);
-    inbox.push_back({id, std::move(p.prompt), p.max_tokens, p.sampler});
+    inbox.push_back({id, std::move(p.prompt), p.max_tokens, p.sampler, std::move(p.stop)});
     cv.notify_all();
     return ch;
   }

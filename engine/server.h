@@ -4,7 +4,8 @@
 // runs the scheduler's steps; HTTP threads parse requests, queue them, and wait on (or stream) their tokens.
 // Bounds: the body size, max_tokens, prompt + max_tokens within a sequence's positions, and the requests in flight
 // (beyond: 429). A streamed client that goes away frees its sequence at the next step; a non-streamed one is not
-// noticed (its sequence runs to max_tokens). stop() ends the engine thread, then the listen loop; requests still in
+// noticed (its sequence runs to max_tokens). Stop strings ("stop", up to 4) end the text before the first one
+// (a streamed tail that may begin one is held back until it cannot). stop() ends the engine thread, then the listen loop; requests still in
 // flight end with finish_reason "abort".
 #pragma once
 #include <cstdint>

@@ -1,6 +1,7 @@
 // rooftop serve in-process on the shipped SmolLM2 file: greedy answers equal the engine's own generation, a
 // streamed chat concatenates to the non-streamed one, bad requests get 400 with one line and the server keeps
-// serving, a full server answers 429, a dropped stream frees its sequence, stop() ends run().
+// serving, a full server answers 429, a dropped stream frees its sequence, stop() ends run(); stop strings cut
+// the text, streamed or not.
 #include <catch2/catch.hpp>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -91,6 +92,48 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
     CHECK(got["choices"][0]["finish_reason"] == (rec.generated_tokens == 12 ? "length" : "stop"));
   }
 
+  // Stop strings: the counting continuation cut before the first occurrence of a stop string, streamed or not,
+  // finish_reason "stop". " 14, 1" spans several tokens (the text is " 11, 12, 13, 14, 15, ..."), so the server must
+  // hold back a tail that may begin it; a stop string that never appears changes nothing.
+  {
+    const json count = {{"prompt", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"}, {"max_tokens", 30}, {"temperature", 0}};
+    r = c.Post("/v1/completions", count.dump(), "application/json");
+    REQUIRE(r);
+    const std::string full = json::parse(r->body)["choices"][0]["text"];
+    const size_t at = full.find(" 14, 1");
+    REQUIRE(at != std::string::npos);  // greedy SmolLM2 counts on
+    for (const bool stream : {false, true}) {
+      json q = count;
+      q["stop"] = json::array({"never appears", " 14, 1"});
+      q["stream"] = stream;
+      r = c.Post("/v1/completions", q.dump(), "application/json");
+      REQUIRE(r);
+      REQUIRE(r->status == 200);
+      std::string text;
+      json finish;
+      if (stream) {
+        bool done = false;
+        for (const auto& e : events(r->body, done)) {
+          text += e["choices"][0]["text"].get<std::string>();
+          finish = e["choices"][0]["finish_reason"];
+        }
+        CHECK(done);
+      } else {
+        const json b = json::parse(r->body);
+        text = b["choices"][0]["text"];
+        finish = b["choices"][0]["finish_reason"];
+      }
+      INFO("stream " << stream << ": " << text);
+      CHECK(text == full.substr(0, at));
+      CHECK(finish == "stop");
+    }
+    json q = count;
+    q["stop"] = "never appears";
+    r = c.Post("/v1/completions", q.dump(), "application/json");
+    REQUIRE(r);
+    CHECK(json::parse(r->body)["choices"][0]["text"] == full);
+  }
+
   // A streamed chat, concatenated, equals the same chat not streamed; it ends with a finish reason and [DONE].
   const json chat = {{"messages", json::array({{{"role", "user"}, {"content", "Name a colour."}}})}, {"max_tokens", 10}, {"temperature", 0}};
   r = c.Post("/v1/chat/completions", chat.dump(), "application/json");
@@ -137,6 +180,10 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
            {"/v1/completions", R"({"prompt": "hi", "max_tokens": 2.5})"},
            {"/v1/completions", R"({"prompt": "hi", "temperature": -1})"},
            {"/v1/completions", R"({"prompt": "hi", "stream": "yes"})"},
+           {"/v1/completions", R"({"prompt": "hi", "stop": ""})"},
+           {"/v1/completions", R"({"prompt": "hi", "stop": 7})"},
+           {"/v1/completions", R"({"prompt": "hi", "stop": ["a", "b", "c", "d", "e"]})"},
+           {"/v1/completions", R"({"prompt": "hi", "stop": ["a", 1]})"},
            {"/v1/chat/completions", R"({"messages": []})"},
            {"/v1/chat/completions", R"({"messages": [{"role": "robot", "content": "hi"}]})"},
            {"/v1/chat/completions", R"({"messages": [{"role": "system", "content": "hi"}]})"},
