@@ -4,7 +4,7 @@
 Usage: serve_check.py ROOFTOP_BINARY [--load-seconds S]
 
 1. The official `openai` client (installed by scripts/setup.sh into <cache>/pyenv) completes a streamed chat and
-   a completion against `rooftop serve`.
+   a completion against `rooftop serve`, and the completion again cut by a stop string.
 2. Overload: the server's throughput is measured with 8 concurrent requests, then requests arrive (Poisson) at 4x
    that rate for S seconds. Every request must be answered 200 or 429 within its time limit, the server must
    stay up, and its resident memory after the load must not exceed what it was after a warm-up load by more than
@@ -118,6 +118,15 @@ def main():
         c = client.completions.create(model="rooftop", prompt="The capital of France is", max_tokens=8, temperature=0)
         if not c.choices[0].text or c.usage.completion_tokens < 1:
             fail(f"completion: {c}")
+        # A stop string cuts the same completion before its first occurrence (if the text has a second word).
+        words = c.choices[0].text.split()
+        if len(words) >= 2:
+            stop = words[1]
+            cut = client.completions.create(model="rooftop", prompt="The capital of France is", max_tokens=8, temperature=0,
+                                            stop=[stop])
+            want = c.choices[0].text[:c.choices[0].text.find(stop)]
+            if cut.choices[0].text != want or cut.choices[0].finish_reason != "stop":
+                fail(f"stop {stop!r}: got {cut.choices[0].text!r} ({cut.choices[0].finish_reason}), expected {want!r} (stop)")
         print(f"openai {openai.__version__}: streamed chat {text!r} ({finish}); completion {c.choices[0].text!r}")
 
         # Throughput: 8 concurrent requests of 32 tokens.
