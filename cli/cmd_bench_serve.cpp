@@ -54,6 +54,20 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
   std::vector<ServingRequest> unshared = requests;
   for (auto& r : unshared) r.prefix_id = -1, r.prefix_tokens = 0;
   c.simulated = simulate(spec, plan, unshared, pol, cost, sim);
+  for (const engine::StepTiming& st : c.engine.step_log) {
+    std::vector<StepSlice> slices;
+    bool decodes = true;
+    for (const auto& [tokens, context] : st.slices) {
+      slices.push_back({tokens, context});
+      decodes = decodes && tokens == 1;
+    }
+    StepCostCheck& k = decodes ? c.decode_steps : c.mixed_steps;
+    c.priced_s.push_back(cost.seconds(slices));
+    ++k.steps;
+    k.forward_s += st.forward_s;
+    k.priced_s += c.priced_s.back();
+    k.outside_s += st.step_s - st.forward_s;
+  }
   return c;
 }
 
@@ -87,9 +101,19 @@ reports::Table serving_comparison_table(const std::string& title, const std::vec
     row("TPOT p90", m.tpot_s.p90, s.tpot_s.p90, true);
     row("tok/s out", m.output_tokens_per_s, s.output_tokens_per_s, false);
     row("sequences per step", m.mean_batch, s.mean_batch, false);
+    // The engine's own steps priced one by one: a step-cost error shows here, a scheduling difference does not.
+    for (const auto& [kind, k] : {std::pair{"decode steps", &runs[i].decode_steps}, std::pair{"mixed steps", &runs[i].mixed_steps}}) {
+      if (k->steps == 0) continue;
+      const double n = static_cast<double>(k->steps);
+      t.rows.push_back({"", fmt::format("{} ({}): forward, mean", kind, k->steps), reports::seconds(k->forward_s / n),
+                        reports::seconds(k->priced_s / n), error_pct(k->priced_s, k->forward_s)});
+      t.rows.push_back({"", fmt::format("{}: outside the forward, mean", kind), reports::seconds(k->outside_s / n), "0", "-"});
+    }
   }
   t.footnotes.push_back("measured: the engine serving the load on the wall clock (rooftop bench-serve); simulated: rooftop simulate's "
                         "scheduler on this CPU's calibrated step costs, same requests, same limits");
+  t.footnotes.push_back("decode/mixed steps: the engine's own steps, each priced by the simulator's step cost at its slices "
+                        "(forward pass only); outside the forward: scheduling and sampling, which the simulator does not price");
   t.footnotes.push_back("prompts are random token ids; every request decodes exactly its output length (end-of-sequence ignored)");
   if (!runs.empty() && !runs.front().calibrated)
     t.footnotes.push_back("this CPU is not calibrated: the simulation priced the datasheet-free defaults; run rooftop calibrate first");
@@ -103,7 +127,11 @@ nlohmann::json serving_comparison_json(const ServingComparison& c) {
                           {"output_tokens_per_s", r.output_tokens_per_s}, {"ttft_s", pct(r.ttft_s)}, {"tpot_s", pct(r.tpot_s)},
                           {"e2e_s", pct(r.e2e_s)}, {"steps", r.steps}, {"mean_batch", r.mean_batch}, {"preemptions", r.preemptions}};
   };
+  auto steps = [](const StepCostCheck& k) {
+    return nlohmann::json{{"steps", k.steps}, {"forward_s", k.forward_s}, {"priced_s", k.priced_s}, {"outside_forward_s", k.outside_s}};
+  };
   return {{"requests", c.requests}, {"measured", side(c.measured)}, {"simulated", side(c.simulated)},
+          {"step_costs", {{"decode", steps(c.decode_steps)}, {"mixed", steps(c.mixed_steps)}}},
           {"mixed_steps", c.engine.mixed_steps}, {"kv_capacity_tokens", c.engine.kv_capacity}, {"kv_bytes", c.engine.kv_bytes},
           {"calibrated", c.calibrated}};
 }
@@ -194,6 +222,13 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
         j["load"] = load;
         j["max_seqs"] = so.limits.max_seqs;
         j["token_budget"] = so.limits.token_budget;
+        // Every step as run: its slices [new tokens, context before], forward time, step time, and the simulator's price.
+        nlohmann::json steps = nlohmann::json::array();
+        for (size_t i = 0; i < c.engine.step_log.size(); ++i) {
+          const auto& st = c.engine.step_log[i];
+          steps.push_back({{"slices", st.slices}, {"forward_s", st.forward_s}, {"step_s", st.step_s}, {"priced_s", c.priced_s[i]}});
+        }
+        j["step_log"] = steps;
         emit(ctx, o->out, j.dump(2) + "\n");
         return kExitOk;
       }

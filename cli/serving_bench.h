@@ -12,12 +12,23 @@
 
 namespace rooftop::cli {
 
+// The engine's steps of one kind (decodes alone, or mixed with prefill chunks), each priced by the simulator's
+// StepCost at its own slices: where a percentile's error comes from.
+struct StepCostCheck {
+  int64_t steps = 0;
+  double forward_s = 0;  // the engine's forward passes, summed
+  double priced_s = 0;   // StepCost's price of the same steps
+  double outside_s = 0;  // the rest of each step (scheduling, sampling), summed: the simulator has no such term
+};
+
 struct ServingComparison {
   std::string model_path;
   size_t requests = 0;
   engine::ServeLoadResult engine;          // the engine's own record
   SimulationResult measured, simulated;    // summarized the same way
   bool calibrated = false;                 // the simulation had this CPU's calibrated rates
+  StepCostCheck decode_steps, mixed_steps;
+  std::vector<double> priced_s;            // StepCost's price of each of the engine's steps (engine.step_log)
 };
 
 // Serves `requests` with the engine on `gguf` (a --gguf argument), then simulates them on the calibrated "cpu" card

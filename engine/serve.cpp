@@ -29,7 +29,7 @@ SchedulerLimits scheduler_limits(const LlamaConfig& c, const RunnerLimits& l) {
 }  // namespace
 
 BatchRunner::BatchRunner(const LlamaModel& model, kernels::ThreadPool& pool, const RunnerLimits& limits)
-    : model_(model), limits_(limits), fwd_(model, limits.capacity, pool, limits.max_seqs),
+    : model_(model), pool_(pool), limits_(limits), fwd_(model, limits.capacity, pool, limits.max_seqs),
       kv_bytes_(model.cfg.kv_cache_bytes(limits.capacity) * double(limits.max_seqs)),
       sched_(scheduler_limits(model.cfg, limits), slot_footprint(model.cfg, limits)) {
   for (int64_t s = limits.max_seqs - 1; s >= 0; --s) free_slots_.push_back(s);
@@ -68,6 +68,8 @@ void BatchRunner::cancel(size_t id) {
 
 std::vector<BatchRunner::Token> BatchRunner::step() {
   if (sched_.idle()) return {};
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   const std::vector<ScheduledSlice> plan = sched_.plan();
   for (size_t id : sched_.preempted()) release(id);
   std::vector<SeqTokens> slices;
@@ -84,6 +86,7 @@ std::vector<BatchRunner::Token> BatchRunner::step() {
     decodes_only = decodes_only && s.new_tokens == 1;
   }
   std::span<const float> logits;
+  const auto f0 = clock::now();
   if (decodes_only) {
     std::vector<int32_t> tokens;
     std::vector<int64_t> seqs;
@@ -96,21 +99,40 @@ std::vector<BatchRunner::Token> BatchRunner::step() {
     logits = fwd_.step(slices);
     ++mixed_steps_;
   }
+  const auto f1 = clock::now();
   ++steps_;
   batch_sum_ += double(plan.size());
   const size_t V = size_t(model_.cfg.vocab);
+  const std::vector<StepOutput> outputs = sched_.finish_step();
+  // Each output's token, sampled on the pool: every request has its own sampler and logits row.
+  std::vector<size_t> rows(outputs.size());
+  std::vector<Sampler*> samplers(outputs.size());
+  std::vector<int32_t> sampled(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    while (plan[rows[i]].id != outputs[i].id) ++rows[i];
+    samplers[i] = requests_.at(outputs[i].id).sampler.get();
+  }
+  pool_.parallel_for(int64_t(outputs.size()), [&](int64_t b, int64_t e, int) {
+    for (int64_t i = b; i < e; ++i) sampled[size_t(i)] = samplers[size_t(i)]->sample(logits.subspan(rows[size_t(i)] * V, V));
+  }, 1);
   std::vector<Token> out;
-  for (const StepOutput& o : sched_.finish_step()) {
-    size_t row = 0;
-    while (plan[row].id != o.id) ++row;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const StepOutput& o = outputs[i];
     Request& r = requests_.at(o.id);
-    const int32_t t = r.sampler->sample(logits.subspan(row * V, V));
+    const int32_t t = sampled[i];
     r.tokens.push_back(t);
     out.push_back({o.id, t, o.first, o.finished});
     if (o.finished) {
       release(o.id);
       requests_.erase(o.id);
     }
+  }
+  if (record_) {
+    StepTiming st;
+    for (const ScheduledSlice& s : plan) st.slices.emplace_back(s.new_tokens, s.context_before);
+    st.forward_s = std::chrono::duration<double>(f1 - f0).count();
+    st.step_s = std::chrono::duration<double>(clock::now() - t0).count();
+    log_.push_back(std::move(st));
   }
   return out;
 }
@@ -125,6 +147,7 @@ ServeLoadResult serve_load(const LlamaModel& model, kernels::ThreadPool& pool, c
     limits.capacity = std::max(limits.capacity, r.prompt + r.output);
   }
   BatchRunner runner(model, pool, limits);
+  runner.record_steps();
   res.kv_capacity = limits.capacity;
   res.kv_bytes = runner.kv_bytes();
   // Each request's prompt: random ids, seeded.
@@ -168,6 +191,7 @@ ServeLoadResult serve_load(const LlamaModel& model, kernels::ThreadPool& pool, c
   res.mixed_steps = runner.mixed_steps();
   res.preemptions = runner.preemptions();
   res.mean_batch = runner.mean_batch();
+  res.step_log = runner.step_log();
   return res;
 }
 

@@ -22,6 +22,13 @@ struct RunnerLimits {
   int64_t capacity = 1024;     // positions per slot: prompt + output of one request at most
 };
 
+// One step as the engine ran it: each slice's (new tokens, context before), the forward pass's wall time, and the
+// whole step's (scheduling and sampling included). bench-serve prices the same steps with the analyzer.
+struct StepTiming {
+  std::vector<std::pair<int64_t, int64_t>> slices;
+  double forward_s = 0, step_s = 0;
+};
+
 class BatchRunner {
  public:
   // The KV cache is max_seqs slots of `capacity` positions (fp32), allocated here; the scheduler's page budget
@@ -49,6 +56,9 @@ class BatchRunner {
   double mean_batch() const { return steps_ > 0 ? batch_sum_ / double(steps_) : 0; }
   double kv_bytes() const { return kv_bytes_; }
   size_t in_flight() const { return requests_.size(); }
+  // Keep a StepTiming of every step from now on (bench-serve; a server would grow it without bound).
+  void record_steps() { record_ = true; }
+  const std::vector<StepTiming>& step_log() const { return log_; }
 
  private:
   struct Request {
@@ -59,6 +69,7 @@ class BatchRunner {
   void release(size_t id);
 
   const LlamaModel& model_;
+  kernels::ThreadPool& pool_;
   RunnerLimits limits_;
   Forward fwd_;
   double kv_bytes_ = 0;
@@ -67,6 +78,8 @@ class BatchRunner {
   std::vector<int64_t> free_slots_;
   int64_t steps_ = 0, mixed_steps_ = 0;
   double batch_sum_ = 0;
+  bool record_ = false;
+  std::vector<StepTiming> log_;
 };
 
 struct ServeLoadOptions {
@@ -82,6 +95,7 @@ struct ServeLoadResult {
   double mean_batch = 0;             // sequences per step
   int64_t kv_capacity = 0;           // positions per slot
   double kv_bytes = 0;               // the slots' KV cache (fp32)
+  std::vector<StepTiming> step_log;  // every step, in order
 };
 
 // Serves `requests` (prompts of random token ids, greedy decoding for exactly `output` tokens: end-of-sequence

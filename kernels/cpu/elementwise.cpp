@@ -16,8 +16,16 @@ void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std:
   check_size("rmsnorm", "w", int64_t(w.size()), int64_t(x.size()));
   check_size("rmsnorm", "out", int64_t(out.size()), int64_t(x.size()));
   if (x.empty()) return;
+  // The sum of squares in double, in 8 independent partial sums: one chain of dependent double adds was the
+  // whole cost (about 0.4 us per 576-value row, 6-8 ms of a 268-token SmolLM2 prefill).
+  constexpr size_t L = 8;
+  double part[L] = {};
+  size_t i0 = 0;
+  for (; i0 + L <= x.size(); i0 += L)
+    for (size_t j = 0; j < L; ++j) part[j] += double(x[i0 + j]) * x[i0 + j];
   double ss = 0;
-  for (float v : x) ss += double(v) * v;
+  for (; i0 < x.size(); ++i0) ss += double(x[i0]) * x[i0];
+  for (double p : part) ss += p;
   const float inv = float(1.0 / std::sqrt(ss / double(x.size()) + double(eps)));
   for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] * inv * w[i];
 }

@@ -441,6 +441,27 @@ TEST_CASE("bench-serve: the engine serves a load with the simulator's scheduler;
   const double ratio = j["simulated"]["tpot_s"]["p50"].get<double>() / j["measured"]["tpot_s"]["p50"].get<double>();
   CHECK(ratio > 0.01);
   CHECK(ratio < 100.0);
+  // The step log: every step, in order, with its slices; 3 mixed steps of one 8-token slice at context 0, then 4
+  // decodes each at contexts 8..11; each step priced, and the per-kind sums add up to the log.
+  const auto& log = j["step_log"];
+  REQUIRE(log.size() == 15);
+  CHECK(log[0]["slices"] == nlohmann::json::parse("[[8, 0]]"));
+  CHECK(log[1]["slices"] == nlohmann::json::parse("[[1, 8]]"));
+  CHECK(log[4]["slices"] == nlohmann::json::parse("[[1, 11]]"));
+  CHECK(log[5]["slices"] == nlohmann::json::parse("[[8, 0]]"));
+  double forward = 0, priced = 0;
+  for (const auto& st : log) {
+    CHECK(st["forward_s"].get<double>() > 0);
+    CHECK(st["step_s"].get<double>() >= st["forward_s"].get<double>());
+    CHECK(st["priced_s"].get<double>() > 0);
+    forward += st["forward_s"].get<double>();
+    priced += st["priced_s"].get<double>();
+  }
+  const auto& sc = j["step_costs"];
+  CHECK(sc["decode"]["steps"] == 12);
+  CHECK(sc["mixed"]["steps"] == 3);
+  CHECK(sc["decode"]["forward_s"].get<double>() + sc["mixed"]["forward_s"].get<double>() == Approx(forward));
+  CHECK(sc["decode"]["priced_s"].get<double>() + sc["mixed"]["priced_s"].get<double>() == Approx(priced));
   // Four clients at once: the first step admits all four prompts (a mixed step of 4 slices), then they decode together.
   auto four = json_of({"bench-serve", "--concurrency", "4", "--requests", "4", "--prompt-tokens", "8", "--output-tokens", "3"});
   CHECK(four["measured"]["steps"] == 3);
