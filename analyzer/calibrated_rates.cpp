@@ -81,7 +81,8 @@ bool CalibratedRates::set(std::string_view key, double value) {
       {"overhead_per_step_s", &OverheadRates::per_step_s},
       {"overhead_sync_per_layer_s", &OverheadRates::sync_per_layer_s},
       {"overhead_per_value_s", &OverheadRates::per_value_s},
-      {"overhead_region_start_s", &OverheadRates::region_start_s}};
+      {"overhead_region_start_s", &OverheadRates::region_start_s},
+      {"overhead_attention_row_s", &OverheadRates::attention_row_s}};
   for (const auto& [name, member] : fixed)
     if (key == name) return overhead.*member = value, true;
   if (value == 0) return false;  // a rate of 0 is no measurement (a fixed cost of 0 is one: no cost seen)
@@ -107,10 +108,17 @@ bool CalibratedRates::set(std::string_view key, double value) {
   if (starts(name, "sgemm_openblas") && (name.size() == 14 || is_shape(name.substr(14)))) return report();
   if (starts(name, "attention_")) {
     const bool prefill = starts(name, "attention_prefill_");
-    const std::string_view fmt = name.substr(prefill ? 18 : 10);
+    std::string_view fmt = name.substr(prefill ? 18 : 10);
+    // A prefill run at another prompt length ("_p64": shown) and the marginal FLOP rate fitted beside the row cost.
+    bool marginal = false, other_length = false;
+    if (prefill && ends(fmt, "_marginal")) marginal = true, fmt.remove_suffix(9);
+    if (const size_t at = fmt.rfind("_p"); prefill && !marginal && at != std::string_view::npos && at + 2 < fmt.size() &&
+        std::all_of(fmt.begin() + static_cast<std::ptrdiff_t>(at + 2), fmt.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      other_length = true, fmt = fmt.substr(0, at);
     if (fmt.empty() || format_prefix(fmt) != fmt) return false;
     const std::string canonical = find_format(fmt).name;
-    if (fraction) return report();
+    if (fraction || other_length) return report();
+    if (marginal) return flops && canonical == "fp32" ? (attention_prefill_marginal_flops_per_s = value, true) : report();
     if (prefill && flops && canonical == "fp32") return attention_prefill_flops_per_s = value, true;
     if (!prefill && bytes) return attention_bytes_per_s[canonical] = value, true;
     return report();
@@ -183,10 +191,11 @@ std::map<std::string, double> CalibratedRates::entries() const {
   }
   for (const auto& [name, v] : attention_bytes_per_s) put("attention_" + key_format(name) + "_bytes_per_s", v);
   put("attention_prefill_f32_flops_per_s", attention_prefill_flops_per_s);
+  put("attention_prefill_f32_marginal_flops_per_s", attention_prefill_marginal_flops_per_s);
   const std::pair<const char*, const std::optional<double>*> fixed[] = {
       {"overhead_per_layer_s", &overhead.per_layer_s},         {"overhead_per_step_s", &overhead.per_step_s},
       {"overhead_sync_per_layer_s", &overhead.sync_per_layer_s}, {"overhead_per_value_s", &overhead.per_value_s},
-      {"overhead_region_start_s", &overhead.region_start_s}};
+      {"overhead_region_start_s", &overhead.region_start_s}, {"overhead_attention_row_s", &overhead.attention_row_s}};
   for (const auto& [key, v] : fixed)
     if (*v) out[key] = **v;  // 0 is a measurement here (no start cost seen)
   return out;
@@ -201,8 +210,9 @@ std::optional<double> CalibratedRates::get(std::string_view key) const {
 
 bool CalibratedRates::empty() const {
   const OverheadRates& o = overhead;
-  return formats.empty() && attention_bytes_per_s.empty() && attention_prefill_flops_per_s == 0 && reported.empty() &&
-         !o.per_layer_s && !o.per_step_s && !o.sync_per_layer_s && !o.per_value_s && !o.region_start_s;
+  return formats.empty() && attention_bytes_per_s.empty() && attention_prefill_flops_per_s == 0 &&
+         attention_prefill_marginal_flops_per_s == 0 && reported.empty() && !o.per_layer_s && !o.per_step_s &&
+         !o.sync_per_layer_s && !o.per_value_s && !o.region_start_s && !o.attention_row_s;
 }
 
 const FormatRates* CalibratedRates::format(std::string_view name) const {
@@ -216,6 +226,7 @@ void CalibratedRates::clear_kernel_rates() {
   formats.clear();
   attention_bytes_per_s.clear();
   attention_prefill_flops_per_s = 0;
+  attention_prefill_marginal_flops_per_s = 0;
 }
 
 }  // namespace rooftop

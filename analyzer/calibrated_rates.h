@@ -55,12 +55,17 @@ struct OverheadRates {
   std::optional<double> sync_per_layer_s;  // "overhead_sync_per_layer_s": a layer's barriers alone (with per_value_s)
   std::optional<double> per_value_s;       // "overhead_per_value_s": a token's small ops, per value
   std::optional<double> region_start_s;    // "overhead_region_start_s": DRAM start of each matmul region
+  // "overhead_attention_row_s": prefill attention's fixed work per (query token, head) row: loading q, the softmax
+  // normalization, writing the output; with attention_prefill_marginal_flops_per_s it prices short prompts.
+  std::optional<double> attention_row_s;
 };
 
 struct CalibratedRates {
   std::map<std::string, FormatRates> formats;  // by the analyzer's format name: "fp32", "fp16", "q4_1" ...
   std::map<std::string, double> attention_bytes_per_s;  // decode attention by KV format: "attention_f32_bytes_per_s"
-  double attention_prefill_flops_per_s = 0;             // "attention_prefill_f32_flops_per_s"
+  double attention_prefill_flops_per_s = 0;             // "attention_prefill_f32_flops_per_s": a 256-token prompt
+  // "attention_prefill_f32_marginal_flops_per_s": the FLOP rate beside overhead.attention_row_s (from 64 and 256 tokens)
+  double attention_prefill_marginal_flops_per_s = 0;
   OverheadRates overhead;
   // Figures measured and shown but not priced by the analyzer: cache levels, STREAM, one-thread bandwidth, each
   // kernel run at its own shape or token count, fractions of a ceiling, GPU power. Keys as in the file.

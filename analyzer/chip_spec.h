@@ -38,6 +38,9 @@ struct ChipSpec {
   // What `rooftop calibrate` measured on this chip (empty for a datasheet card): kernel rates and fixed costs.
   CalibratedRates measured;
   std::string file;                     // the YAML file this card came from ("" = built in / detected)
+  // Bytes of one activation value in a pass's traffic: CPU engines (llama.cpp's, this project's) keep activations
+  // in fp32; GPU and accelerator runtimes in 16 bits.
+  double activation_value_bytes() const { return kind == "cpu" ? 4.0 : 2.0; }
 
   // Peak for a compute format, or nullopt when the chip has none.
   std::optional<double> peak(const std::string& format) const {

@@ -27,7 +27,7 @@ RooflineResult roofline(const ModelSpec& m, const ChipSpec& chip, const Precisio
   r.peak_flops = *peak;
   r.memory_bandwidth_bytes_per_s = chip.memory_bandwidth_bytes_per_s;
   r.ridge_flops_per_byte = r.peak_flops / r.memory_bandwidth_bytes_per_s;
-  const double act = chip.kind == "cpu" ? 4.0 : 2.0;
+  const double act = chip.activation_value_bytes();
   auto add = [&](std::string name, std::string phase, int64_t batch, const PassShape& s) {
     const PassWork w = o.simple ? pass_work_simple(m, p, s) : pass_work(m, p, s, act);
     RooflinePoint pt;

@@ -37,7 +37,7 @@ double StepCost::seconds(const std::vector<StepSlice>& slices) const {
   if (it == weights_work_.end()) {
     PassShape shape{1, tokens, 0};
     shape.moe_expert_fraction = moe_expert_fraction_;
-    PassWork w = pass_work(m_, p_, shape);
+    PassWork w = pass_work(m_, p_, shape, chip_.activation_value_bytes());
     w.ops.erase(std::remove_if(w.ops.begin(), w.ops.end(), [](const OpCost& o) { return o.kind == "attention"; }), w.ops.end());
     it = weights_work_.emplace(tokens, std::move(w)).first;
   }
@@ -69,6 +69,7 @@ double StepCost::seconds(const std::vector<StepSlice>& slices) const {
       c->kv_read_bytes += o.kv_read_bytes;
       c->kv_write_bytes += o.kv_write_bytes;
       c->act_bytes += o.act_bytes;
+      c->query_rows += o.query_rows;
     }
   }
   w.tokens = static_cast<double>(tokens);

@@ -187,6 +187,14 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // Causal prefill attention is arithmetic (QK^T and PV over P(P+1)/2 pairs): its measured FLOP/s
       // (fp32 scores whatever the KV format) is the compute ceiling, not the GEMM's or the peak.
       if (!decode && cal.attention_prefill_flops_per_s > 0) fl = cal.attention_prefill_flops_per_s;
+      // With the row cost measured: each (token, head) row's fixed work plus the FLOPs at the marginal rate. A
+      // 64-token prompt then costs 1.5-2.5x what the 256-token rate alone says (docs/serving.md, stop 37).
+      if (!decode && cal.attention_prefill_marginal_flops_per_s > 0 && cal.overhead.attention_row_s) {
+        const double tc = op.flops / cal.attention_prefill_marginal_flops_per_s + op.query_rows * *cal.overhead.attention_row_s;
+        const double tm = op.bytes() / bw;
+        if (bound) *bound = tc > tm ? "compute" : "memory";
+        return std::max(tm, tc);
+      }
     }
   }
   const double tm = op.bytes() / bw, tc = op.flops / fl;
@@ -395,7 +403,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       r.assumptions.push_back("tp " + std::to_string(o.tp) + " exceeds the scale-up domain of " +
                               std::to_string(*chip.scaleup_domain_size) + " devices: modeled at scale-up speed anyway");
   }
-  const double act_bytes = cpu ? 4.0 : 2.0;
+  const double act_bytes = chip.activation_value_bytes();
   // Tensor parallelism divides each pass's time by tp; pipeline stages run one after another for a
   // given microbatch, so they do not shorten it (they let pp microbatches overlap).
   const double split = static_cast<double>(o.tp);

@@ -100,6 +100,7 @@ PassWork cache_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape&
     o.kv_read_bytes = seqs * (global_layers * held(global_cap) + w_layers * held(m.sliding_window)) * kv_token_layer;
     o.kv_write_bytes = T * A * kv_token_layer;
     o.count = A;
+    o.query_rows = T * heads * A;
     w.ops.push_back(o);
     if (m.sparse) {  // the indexer scores every cached token: index_heads dot products of index_head_dim each
       OpCost x{"indexer", "attention", "fp8"};

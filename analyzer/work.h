@@ -20,6 +20,7 @@ struct OpCost {
   double kv_read_bytes = 0;
   double kv_write_bytes = 0;
   double count = 1;          // how many times the op runs per pass (layers)
+  double query_rows = 0;     // attention: (new token, query head) rows over all its layers, each with fixed work
   // matmul: each input width k of the op's matrices and its share of the op's weights (shares sum to 1),
   // so a kernel rate that depends on k (per-row overhead, partial SIMD groups) can be applied per width.
   std::vector<std::pair<double, double>> widths = {};

@@ -100,6 +100,11 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
       if (start >= 1e-3) throw Rejected{"overhead.region_start_s is " + std::to_string(start) + " s; expected under 1 ms"};
       set("overhead_region_start_s", start);
     }
+    if (o.contains("attention_row_s")) {
+      const double row = number(o, "attention_row_s", "overhead.", false);
+      if (!(row > 0 && row < 1e-3)) throw Rejected{"overhead.attention_row_s is " + std::to_string(row) + " s; expected above 0 and under 1 ms"};
+      set("overhead_attention_row_s", row);
+    }
   }
   c.notes.push_back("calibrated: " + measured + " (rooftop calibrate" +
                     (j.value("quick", false) ? std::string(", quick") : std::string()) + ")");

@@ -101,6 +101,7 @@ std::string calibration_json(const CalibrationRecord& r) {
                    {"region_start_s", r.overhead.region_start.per_region_s}, {"region_start_shapes", region_shapes},
                    {"layer_seconds", stats_json(r.overhead.layer_seconds)},
                    {"step_seconds", stats_json(r.overhead.step_seconds)}};
+  if (r.overhead.attention_row_s > 0) j["overhead"]["attention_row_s"] = r.overhead.attention_row_s;
   j["notes"] = r.notes;
   return j.dump(2) + "\n";
 }

@@ -13,9 +13,7 @@
 #include "base/buffer.h"
 #include "kernels/cpu/random_weights.h"
 
-#ifdef ROOFTOP_HAVE_CBLAS
-#include <cblas.h>
-#endif
+#include "microbench/openblas.h"
 
 namespace rooftop::microbench {
 namespace {
@@ -170,11 +168,17 @@ KernelResult measure_attention_prefill(kernels::ThreadPool& pool, int64_t heads,
   return finish(r, time_per_call([&] { kernels::attention_prefill(q.span(), P, heads, kv, 0, out.span(), pool); }, opt));
 }
 
-#ifdef ROOFTOP_HAVE_CBLAS
-bool have_openblas() { return true; }
+bool have_openblas() { return openblas() != nullptr; }
+
+namespace {
+const OpenBlas& require_openblas() {
+  if (const OpenBlas* lib = openblas()) return *lib;
+  throw std::runtime_error("OpenBLAS is not installed (libopenblas.so.0): the sgemm reference is skipped");
+}
+}  // namespace
 
 KernelResult measure_sgemm_openblas(int threads, int64_t m, int64_t k, int64_t n, const TimerOptions& opt) {
-  openblas_set_num_threads(threads);
+  const OpenBlas& blas = require_openblas();
   kernels::RandomWeights w = random_weights(kernels::WeightFormat::f32, m, k, 21);
   AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
   const float* W = reinterpret_cast<const float*>(w.storage.data());
@@ -186,16 +190,13 @@ KernelResult measure_sgemm_openblas(int threads, int64_t m, int64_t k, int64_t n
   r.bytes_per_call = 4.0 * static_cast<double>(m * k + n * k + n * m);
   r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
   // Y (n, m) = X (n, k) . W (m, k)^T
-  auto fn = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-                1.0f, X.data(), static_cast<int>(k), W, static_cast<int>(k), 0.0f, Y.data(), static_cast<int>(m));
-  };
+  auto fn = [&] { blas.sgemm_xwt(threads, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), X.data(), W, Y.data()); };
   return finish(r, time_per_call(fn, opt));
 }
 
 KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m,
                                             int64_t k, int64_t n, const TimerOptions& opt) {
-  openblas_set_num_threads(pool.size());
+  const OpenBlas& blas = require_openblas();
   kernels::RandomWeights w = random_weights(format, m, k, 21);
   AlignedFloats Wf(m * k, 24), X = signed_random(n * k, 22), Y(n * m, 23);
   const int64_t rb = kernels::row_bytes(format, k);
@@ -212,20 +213,9 @@ KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool& pool, kernels::
         kernels::dequantize_row(format, w.storage.data() + row * rb,
                                 std::span<float>(Wf.data() + row * k, static_cast<size_t>(k)));
     });
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-                1.0f, X.data(), static_cast<int>(k), Wf.data(), static_cast<int>(k), 0.0f, Y.data(), static_cast<int>(m));
+    blas.sgemm_xwt(pool.size(), static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), X.data(), Wf.data(), Y.data());
   };
   return finish(r, time_per_call(fn, opt));
 }
-#else
-bool have_openblas() { return false; }
-KernelResult measure_sgemm_openblas(int, int64_t, int64_t, int64_t, const TimerOptions&) {
-  throw std::runtime_error("built without CBLAS (OpenBLAS not found at configure time)");
-}
-KernelResult measure_dequant_sgemm_openblas(kernels::ThreadPool&, kernels::WeightFormat, int64_t, int64_t, int64_t,
-                                            const TimerOptions&) {
-  throw std::runtime_error("built without CBLAS (OpenBLAS not found at configure time)");
-}
-#endif
 
 }  // namespace rooftop::microbench

@@ -49,6 +49,8 @@ struct OverheadResult {
   double per_step_s = 0;
   Stats step_seconds;
   RegionStartResult region_start;  // filled by measure_region_start (a step of its own in calibrate)
+  // Prefill attention's fixed work per (token, head) row, fitted by calibrate from two prompt lengths; 0: none.
+  double attention_row_s = 0;
 };
 
 OverheadResult measure_overhead(kernels::ThreadPool& pool, const TimerOptions& opt);

@@ -234,3 +234,28 @@ TEST_CASE("a prefill's LM head (one token's logits) is priced as the GEMV the en
   CHECK(head == Approx(2.0 * 49152 * 576 / 20e9).epsilon(1e-9));
   CHECK(head == Approx(op_seconds(r.points.at(0), "lm_head")).epsilon(1e-9));  // as in a decode step
 }
+
+TEST_CASE("prefill attention with a measured row cost: each (token, head) row's fixed work plus FLOPs at the marginal rate", "[speed]") {
+  ChipSpec c = cpu_with_width_rates();
+  REQUIRE(c.measured.set("attention_f32_bytes_per_s", 1e15));  // the reads never bind here
+  REQUIRE(c.measured.set("attention_prefill_f32_flops_per_s", 80e9));
+  const ModelSpec m = test::smollm2_135m();  // 30 layers, 9 query heads of 64
+  auto attention_s = [&](int64_t prompt) {
+    SpeedOptions o;
+    o.batches = {1};
+    o.prompt_tokens = prompt;
+    o.output_tokens = 1;
+    const SpeedResult r = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
+    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+      if (r.prefill_ops[i].name == "attention") return r.prefill_op_s.at(i);
+    FAIL("no attention op in the prefill");
+    return 0.0;
+  };
+  // 64 tokens: 64 x 65 / 2 = 2080 causal pairs x 9 heads x 2 x (64 + 64) FLOPs x 30 layers = 143,769,600 FLOPs;
+  // rows 64 x 9 x 30 = 17,280.
+  CHECK(attention_s(64) == Approx(143769600.0 / 80e9).epsilon(1e-9));  // the one rate
+  REQUIRE(c.measured.set("attention_prefill_f32_marginal_flops_per_s", 100e9));
+  CHECK(attention_s(64) == Approx(143769600.0 / 80e9).epsilon(1e-9));  // a marginal rate alone changes nothing
+  REQUIRE(c.measured.set("overhead_attention_row_s", 5e-8));
+  CHECK(attention_s(64) == Approx(143769600.0 / 100e9 + 17280 * 5e-8).epsilon(1e-9));  // 2.3017 ms
+}

@@ -109,6 +109,24 @@ TEST_CASE("the DRAM start per GEMV region is read when present; 0 is a measureme
   }
 }
 
+TEST_CASE("prefill attention's row cost is read when present; 0, negative or 1 ms or more refuses the file", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  Figures f = random_figures(17);
+  std::string why;
+  auto j = calibration_json("Made-up EPYC|2|25", f);
+  auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(!c.measured.overhead.attention_row_s);  // an older file without it: the one prefill attention rate
+  j["overhead"]["attention_row_s"] = 6.9e-8;
+  c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(why.empty());
+  CHECK(c.measured.overhead.attention_row_s.value_or(-1) == 6.9e-8);
+  for (double bad : {0.0, -1e-8, 2e-3}) {
+    j["overhead"]["attention_row_s"] = bad;
+    CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
+    CHECK(why.find("overhead.attention_row_s") != std::string::npos);
+  }
+}
+
 TEST_CASE("foreign, truncated, wrong-schema or half-bad files are ignored whole", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
   Figures f = random_figures(11);
