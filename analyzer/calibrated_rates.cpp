@@ -86,6 +86,7 @@ bool CalibratedRates::set(std::string_view key, double value) {
   for (const auto& [name, member] : fixed)
     if (key == name) return overhead.*member = value, true;
   if (value == 0) return false;  // a rate of 0 is no measurement (a fixed cost of 0 is one: no cost seen)
+  if (key == "cache_resident_bytes") return cache_resident_bytes = value, true;
   auto report = [&] { return reported[std::string(key)] = value, true; };
   // Figures shown only: whole-machine bandwidths and GPU power.
   for (std::string_view k : {"memory_bandwidth_1thread_bytes_per_s", "device_memory_bytes", "power_watts_during_decode",
@@ -144,9 +145,13 @@ bool CalibratedRates::set(std::string_view key, double value) {
     if (variant == "_marginal" && flops) return file(&GemmRates::marginal_flops_per_s);
     if (variant == "_marginal_large" && flops) return file(&GemmRates::marginal_large_flops_per_s);
     if (variant == "_act" && bytes) return file(&GemmRates::act_bytes_per_s);
+    if (variant == "_dram" && bytes) return file(&GemmRates::dram_bytes_per_s);
+    // "_n16": another token count; "_n16_dram": the same with the weights cycled through DRAM
+    std::string_view tokens = variant;
+    if (ends(tokens, "_dram")) tokens.remove_suffix(5);
     const bool shown = variant.empty() || variant == "_pack" || variant == "_marginal" || variant == "_marginal_large" ||
-                       variant == "_act" || variant == "_dequant_sgemm_openblas" || is_shape(variant) ||
-                       (starts(variant, "_n") && width(variant.substr(2)));
+                       variant == "_act" || variant == "_dram" || variant == "_dequant_sgemm_openblas" || is_shape(variant) ||
+                       (starts(tokens, "_n") && width(tokens.substr(2)));
     return shown && report();
   }
   auto rates = [&]() -> GemvRates& {
@@ -188,10 +193,12 @@ std::map<std::string, double> CalibratedRates::entries() const {
     put(base + "_marginal_flops_per_s", f.gemm.marginal_flops_per_s);
     put(base + "_marginal_large_flops_per_s", f.gemm.marginal_large_flops_per_s);
     put(base + "_act_bytes_per_s", f.gemm.act_bytes_per_s);
+    put(base + "_dram_bytes_per_s", f.gemm.dram_bytes_per_s);
   }
   for (const auto& [name, v] : attention_bytes_per_s) put("attention_" + key_format(name) + "_bytes_per_s", v);
   put("attention_prefill_f32_flops_per_s", attention_prefill_flops_per_s);
   put("attention_prefill_f32_marginal_flops_per_s", attention_prefill_marginal_flops_per_s);
+  put("cache_resident_bytes", cache_resident_bytes);
   const std::pair<const char*, const std::optional<double>*> fixed[] = {
       {"overhead_per_layer_s", &overhead.per_layer_s},         {"overhead_per_step_s", &overhead.per_step_s},
       {"overhead_sync_per_layer_s", &overhead.sync_per_layer_s}, {"overhead_per_value_s", &overhead.per_value_s},
@@ -211,7 +218,7 @@ std::optional<double> CalibratedRates::get(std::string_view key) const {
 bool CalibratedRates::empty() const {
   const OverheadRates& o = overhead;
   return formats.empty() && attention_bytes_per_s.empty() && attention_prefill_flops_per_s == 0 &&
-         attention_prefill_marginal_flops_per_s == 0 && reported.empty() && !o.per_layer_s && !o.per_step_s &&
+         attention_prefill_marginal_flops_per_s == 0 && cache_resident_bytes == 0 && reported.empty() && !o.per_layer_s && !o.per_step_s &&
          !o.sync_per_layer_s && !o.per_value_s && !o.region_start_s && !o.attention_row_s;
 }
 

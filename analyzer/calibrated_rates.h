@@ -38,6 +38,9 @@ struct GemmRates {
   double marginal_flops_per_s = 0;        // "gemm_<fmt>_marginal_flops_per_s": the slope from n = 16 to 128
   double marginal_large_flops_per_s = 0;  // "gemm_<fmt>_marginal_large_flops_per_s": the slope past 128 tokens
   double act_bytes_per_s = 0;             // "gemm_<fmt>_act_bytes_per_s": fp32 activations in and out
+  // "gemm_<fmt>_dram_bytes_per_s": weight bytes/s of the extra time a GEMM takes when its weights come from DRAM
+  // rather than the cache the other figures were measured in (n = 16, cycled copies against one matrix)
+  double dram_bytes_per_s = 0;
   bool has_pack_model() const { return pack_bytes_per_s > 0 && marginal_flops_per_s > 0; }
 };
 
@@ -66,6 +69,9 @@ struct CalibratedRates {
   double attention_prefill_flops_per_s = 0;             // "attention_prefill_f32_flops_per_s": a 256-token prompt
   // "attention_prefill_f32_marginal_flops_per_s": the FLOP rate beside overhead.attention_row_s (from 64 and 256 tokens)
   double attention_prefill_marginal_flops_per_s = 0;
+  // "cache_resident_bytes": the largest working set calibrate's read sweep still read clearly faster than DRAM
+  // (above 1.25x the largest set's rate): that much of a pass's weights and KV is read from the cache.
+  double cache_resident_bytes = 0;
   OverheadRates overhead;
   // Figures measured and shown but not priced by the analyzer: cache levels, STREAM, one-thread bandwidth, each
   // kernel run at its own shape or token count, fractions of a ceiling, GPU power. Keys as in the file.

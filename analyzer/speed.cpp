@@ -47,6 +47,10 @@ struct Rates {
   double per_layer_s = 0, per_step_s = 0;
   double per_value_s = 0;  // seconds per value of a token's small ops (PassWork::elementwise_values)
   double per_region_s = 0; // DRAM start of each matmul region (calibrated CPUs; see kMatmulRegionsPerLayer)
+  // The share of the pass's weights and KV beyond the calibrated cache-resident size (1 when no size was measured,
+  // 0 when the pass fits). Prefill GEMMs pay the DRAM cost of this share of their weights; decode GEMVs run at the
+  // in-cache rate only when it is 0. Set per pass (pass_time).
+  double dram_share = 1;
 };
 
 // The matmul regions of a decoder layer: q/k/v (one region), o, gate/up (one region), down. Each stage reads
@@ -128,7 +132,11 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
           const double t_dram = share * op.bytes() / (single.empty() ? bw : rate_at_width(single, width));
           const double t_stream = share * op.bytes() / (streams.empty() ? bw : rate_at_width(streams, width));
           const double tc = share * op.flops / (ariths.empty() ? fl : rate_at_width(ariths, width));
-          const double t = std::max(t_stream, tc);
+          // A pass held whole in the cache takes the in-cache GEMV's time (its arithmetic rate). One that does not
+          // fit streams every weight from DRAM: each step sweeps the weights in the same order, which leaves a cache
+          // nothing to reuse (held out on this VM: a blend by share priced 0.25-0.8 GB files' decode 15-32% too
+          // fast, all-DRAM within 1-7%; docs/serving.md).
+          const double t = r.dram_share == 0 && !ariths.empty() ? tc : std::max(t_stream, tc);
           total += t;
           (t > 1.1 * t_dram ? compute : memory) += t;
         }
@@ -142,8 +150,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // Calibrated as t(n) = A + B n: dequantize-and-pack every weight once per pass, then the FLOPs.
       if (g.has_pack_model()) {
         if (bound) *bound = "compute";
-        // The activations in and out (fp32) at their measured rate, where calibrate could separate it.
-        const double act_s = g.act_bytes_per_s > 0 ? op.act_bytes / g.act_bytes_per_s : 0.0;
+        // The activations in and out (fp32) at their measured rate, where calibrate could separate it; and, with
+        // the weights beyond the cache, the extra time of reading them from DRAM.
+        const double act_s = (g.act_bytes_per_s > 0 ? op.act_bytes / g.act_bytes_per_s : 0.0) +
+                             (g.dram_bytes_per_s > 0 ? r.dram_share * op.weight_bytes / g.dram_bytes_per_s : 0.0);
         // Past the knot, the tokens beyond it at the slope measured there.
         if (g.marginal_large_flops_per_s > 0 && op_tokens > kCalibratedGemmKnotTokens) {
           const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
@@ -218,9 +228,16 @@ PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double device
     t.op_s.push_back(t.s);
     return t;
   }
+  // How much of the pass's weights and KV exceeds what the read sweep found resident in a calibrated CPU's cache.
+  // A prefill pays the DRAM cost of that share (held out on this VM, files of 0.38-0.8 GB beside its 190 MB share:
+  // TTFT median error 20% -> 8%, docs/serving.md).
+  Rates rr = r;
+  const double resident_bytes = r.chip && r.use_measured ? r.chip->measured.cache_resident_bytes : 0.0;
+  const double pass_bytes = w.weight_bytes + w.kv_read_bytes;
+  if (resident_bytes > 0 && pass_bytes > 0) rr.dram_share = std::max(0.0, 1.0 - resident_bytes / pass_bytes);
   for (const auto& op : w.ops) {
     std::string b;
-    const double s = op_time(op, r, decode, tokens, &b) / devices_split;
+    const double s = op_time(op, rr, decode, tokens, &b) / devices_split;
     t.op_s.push_back(s);
     t.s += s;
     (b == "compute" ? t.compute_s : t.memory_s) += s;

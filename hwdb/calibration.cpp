@@ -85,6 +85,11 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
       }
     }
   }
+  if (j.contains("cache_resident_bytes")) {
+    const double resident = number(j, "cache_resident_bytes", "", false);
+    if (!(resident > 0)) throw Rejected{"cache_resident_bytes is " + std::to_string(resident) + "; expected a size above 0"};
+    set("cache_resident_bytes", resident);
+  }
   if (j.contains("overhead")) {
     const json& o = object(j, "overhead", "");
     if (o.contains("per_layer_s")) set("overhead_per_layer_s", number(o, "per_layer_s", "overhead.", false));

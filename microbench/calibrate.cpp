@@ -138,6 +138,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                      auto sizes = sweep_sizes(4096, max_ws, q ? 2.0 : std::sqrt(2.0));
                      rec.sweep = measure_sweep(pool, sizes, q ? 64.0 * kMiB : 256.0 * kMiB, sweep_opt);
                      rec.levels = detect_levels(rec.sweep, caches);
+                     rec.cache_resident_bytes = cache_resident_bytes(rec.sweep, rec.stream.get("read").bytes_per_s);
                    }});
   if (!refresh) steps.push_back({"peak arithmetic", 1, [&] { rec.peaks = measure_peaks(pool, peak_opt); }});
 
@@ -221,6 +222,14 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
+      if (big)  // the small batch again with the weights from DRAM: the extra cost of a model beyond the cache
+        steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(kSmallPrefillTokens) + " from DRAM", 1.5,
+                         [&, s, f] {
+                           const double ws = 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc);
+                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, gemm_opt, ws);
+                           r.name += "_n" + std::to_string(kSmallPrefillTokens) + "_dram";
+                           rec.kernels.push_back(r);
+                         }});
       if (big)  // more batch sizes separate the per-weight cost (dequantize, pack) from the per-token one
         for (int64_t n : {kSmallPrefillTokens, kLargePrefillTokens})
           steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(n) + " " + std::to_string(s.m) + "x" +
@@ -310,6 +319,18 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       if (k.name == narrow_name) narrow = &k;
     }
     if (!big_n || !small_n) continue;
+    // The same n = 16 GEMM with its weights cycled through DRAM: the extra time per weight byte, where there is one.
+    for (const auto& k : rec.kernels)
+      if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens) + "_dram" && k.seconds.median > small_n->seconds.median) {
+        KernelResult dram = k;
+        dram.name = base + "_dram";
+        dram.bytes_per_s = (small_n->bytes_per_call - 4.0 * static_cast<double>(small_n->n * (small_n->k + small_n->m))) /
+                           (k.seconds.median - small_n->seconds.median);
+        dram.flops_per_s = 0;
+        dram.ceiling = "memory_bandwidth_bytes_per_s";
+        dram.fraction_of_ceiling = dram.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
+        derived.push_back(dram);
+      }
     const double n1 = static_cast<double>(small_n->n), n2 = static_cast<double>(big_n->n);
     const double t1 = small_n->seconds.median, t2 = big_n->seconds.median;
     double b = (t2 - t1) / (n2 - n1), a = t1 - n1 * b;

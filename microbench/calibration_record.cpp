@@ -102,6 +102,7 @@ std::string calibration_json(const CalibrationRecord& r) {
                    {"layer_seconds", stats_json(r.overhead.layer_seconds)},
                    {"step_seconds", stats_json(r.overhead.step_seconds)}};
   if (r.overhead.attention_row_s > 0) j["overhead"]["attention_row_s"] = r.overhead.attention_row_s;
+  if (r.cache_resident_bytes > 0) j["cache_resident_bytes"] = r.cache_resident_bytes;
   j["notes"] = r.notes;
   return j.dump(2) + "\n";
 }

@@ -26,6 +26,7 @@ struct CalibrationRecord {
   StreamResult stream_1thread;  // 1 thread
   std::vector<SweepPoint> sweep;
   std::vector<LevelBandwidth> levels;
+  double cache_resident_bytes = 0;  // the sweep's largest working set read clearly faster than DRAM; 0: unknown
   std::vector<PeakResult> peaks;
   std::vector<KernelResult> kernels;
   OverheadResult overhead;

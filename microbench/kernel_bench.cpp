@@ -85,8 +85,14 @@ KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat
 }
 
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
-                          int64_t n, const TimerOptions& opt) {
-  kernels::RandomWeights w = random_weights(format, m, k, 21);
+                          int64_t n, const TimerOptions& opt, double min_working_set_bytes) {
+  std::vector<kernels::RandomWeights> copies;
+  copies.push_back(random_weights(format, m, k, 21));
+  const kernels::RandomWeights& w = copies.front();
+  const double one = static_cast<double>(w.view.bytes());
+  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
+  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c) copies.push_back(random_weights(format, m, k, 21 + static_cast<uint32_t>(c)));
+  size_t next = 0;
   AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
   KernelResult r;
   r.name = std::string("gemm_") + kernels::format_name(format);
@@ -95,7 +101,11 @@ KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat forma
   r.m = m, r.k = k, r.n = n;
   r.bytes_per_call = static_cast<double>(w.view.bytes()) + 4.0 * static_cast<double>(n * k + n * m);
   r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
-  return finish(r, time_per_call([&] { kernels::gemm(w.view, X.span(), n, Y.span(), pool); }, opt));
+  r.working_set_bytes = one * static_cast<double>(copies.size());
+  return finish(r, time_per_call([&] {
+    kernels::gemm(copies[next].view, X.span(), n, Y.span(), pool);
+    next = (next + 1) % copies.size();
+  }, opt));
 }
 
 KernelResult measure_attention(kernels::ThreadPool& pool, bool f16, int64_t heads, int64_t kv_heads,

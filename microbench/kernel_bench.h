@@ -55,9 +55,10 @@ KernelResult measure_gemv(kernels::ThreadPool& pool, kernels::WeightFormat forma
 // to 8 tokens); named "gemv_batch<n>_<fmt>". min_working_set_bytes as for measure_gemv.
 KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                                 int64_t n, const TimerOptions& opt, double min_working_set_bytes = 0);
-// Y (n, m) = X (n, k) W^T.
+// Y (n, m) = X (n, k) W^T. With min_working_set_bytes > 0 the calls cycle through enough copies of W to exceed it
+// (weights read from DRAM, as a model larger than the cache reads them once per pass).
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
-                          int64_t n, const TimerOptions& opt);
+                          int64_t n, const TimerOptions& opt, double min_working_set_bytes = 0);
 // Decode attention over `layers` distinct KV caches used in turn (so the KV traffic comes from DRAM,
 // as in a real step over many layers); KV in fp16 when f16, else fp32.
 KernelResult measure_attention(kernels::ThreadPool& pool, bool f16, int64_t heads, int64_t kv_heads,

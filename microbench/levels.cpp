@@ -50,4 +50,15 @@ std::vector<LevelBandwidth> detect_levels(const std::vector<SweepPoint>& sweep, 
   return out;
 }
 
+double cache_resident_bytes(const std::vector<SweepPoint>& sweep, double dram_bytes_per_s) {
+  if (sweep.size() < 4 || !(dram_bytes_per_s > 0)) return 0;
+  const SweepPoint& last = sweep.back();
+  if (last.bytes_per_s > 1.25 * dram_bytes_per_s) return 0;  // the sweep ended inside a cache
+  double resident = 0;
+  for (const auto& p : sweep)
+    if (p.bytes_per_s >= 1.25 * last.bytes_per_s) resident = std::max(resident, static_cast<double>(p.working_set_bytes));
+  return resident > 0 && 2.0 * resident <= static_cast<double>(last.working_set_bytes) ? resident : 0.0;
+}
+
+
 }  // namespace rooftop::microbench

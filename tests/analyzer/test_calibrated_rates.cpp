@@ -21,6 +21,8 @@ TEST_CASE("each calibration key lands in its typed field", "[calibration]") {
   REQUIRE(c.set("attention_prefill_f32_flops_per_s", 80e9));
   REQUIRE(c.set("attention_prefill_f32_marginal_flops_per_s", 95e9));
   REQUIRE(c.set("overhead_attention_row_s", 7e-8));
+  REQUIRE(c.set("gemm_f16_dram_bytes_per_s", 15e9));
+  REQUIRE(c.set("cache_resident_bytes", 190e6));
   REQUIRE(c.set("overhead_region_start_s", 0.0));                    // 0 is a measurement: no start cost seen
   REQUIRE(c.formats.size() == 2);
   CHECK(c.format("q4_k")->gemv.stream_bytes_per_s == rooftop::WidthRates{{1536.0, stream}});
@@ -35,6 +37,8 @@ TEST_CASE("each calibration key lands in its typed field", "[calibration]") {
   CHECK(c.attention_prefill_flops_per_s == 80e9);
   CHECK(c.attention_prefill_marginal_flops_per_s == 95e9);
   CHECK(c.overhead.attention_row_s == 7e-8);
+  CHECK(c.format("fp16")->gemm.dram_bytes_per_s == 15e9);
+  CHECK(c.cache_resident_bytes == 190e6);
   CHECK(c.overhead.region_start_s == 0.0);
   CHECK(!c.overhead.per_layer_s);
   CHECK(c.reported.empty());
@@ -45,11 +49,12 @@ TEST_CASE("figures shown but not priced are kept under their own keys", "[calibr
   for (const char* key : {"gemv_q4_1_m1536_k576_bytes_per_s", "gemm_q8_0_n16_flops_per_s", "l2_bytes_per_s",
                           "stream_triad_bytes_per_s", "sgemm_openblas_m1536_k576_flops_per_s",
                           "gemm_q4_1_dequant_sgemm_openblas_flops_per_s", "gemv_q4_1_fraction_of_ceiling", "copy_bytes_per_s",
-                          "memory_bandwidth_1thread_bytes_per_s", "joules_per_token", "attention_prefill_f32_p64_flops_per_s"})
+                          "memory_bandwidth_1thread_bytes_per_s", "joules_per_token", "attention_prefill_f32_p64_flops_per_s",
+                          "gemm_q4_1_n16_dram_flops_per_s"})
     CHECK(c.set(key, 3.0));
   CHECK(c.formats.empty());  // nothing priced
   CHECK(c.attention_prefill_flops_per_s == 0);  // the 64-token run is shown, not priced
-  CHECK(c.reported.size() == 11);
+  CHECK(c.reported.size() == 12);
   CHECK(!c.empty());
 }
 
@@ -58,7 +63,8 @@ TEST_CASE("a key outside the grammar, an unknown format or a bad value is refuse
   for (const char* key : {"gemv_q4_1_strem_k576_bytes_per_s", "gemv_q4_9_bytes_per_s", "gemm_q4_1_marginal_bytes",
                           "gemv_q4_1_stream_k05_bytes_per_s", "gemv_q4_1_stream_k1234567890_bytes_per_s",
                           "overhead_per_layer", "attention_q4_1x_bytes_per_s", "gemv_batch8_q4_1_bytes_per_s",
-                          "attention_prefill_f32_p_flops_per_s", "attention_prefill_f32_pxx_flops_per_s", "attention_prefill_q4_9_marginal_flops_per_s", ""})
+                          "attention_prefill_f32_p_flops_per_s", "attention_prefill_f32_pxx_flops_per_s", "attention_prefill_q4_9_marginal_flops_per_s",
+                          "gemm_q4_1_nx_dram_bytes_per_s", ""})
     CHECK_FALSE(c.set(key, 1.0));
   CHECK_FALSE(c.set("gemv_q4_1_bytes_per_s", -1.0));
   CHECK_FALSE(c.set("gemv_q4_1_bytes_per_s", std::nan("")));
@@ -78,7 +84,8 @@ TEST_CASE("entries() writes back the keys set() read, and set() of them rebuilds
                         "gemv_batch4_q6_k_flops_per_s", "gemm_q4_0_flops_per_s", "gemm_q4_0_marginal_flops_per_s",
                         "gemm_q4_0_act_bytes_per_s", "attention_f16_bytes_per_s", "overhead_per_value_s",
                         "overhead_sync_per_layer_s", "l1_bytes_per_s", "gemm_bf16_m1536_k576_flops_per_s",
-                        "attention_prefill_f32_marginal_flops_per_s", "overhead_attention_row_s", "attention_prefill_f32_p64_flops_per_s"};
+                        "attention_prefill_f32_marginal_flops_per_s", "overhead_attention_row_s", "attention_prefill_f32_p64_flops_per_s",
+                        "gemm_q4_0_dram_bytes_per_s", "cache_resident_bytes"};
   for (const char* k : keys) REQUIRE(a.set(k, u(rng)));
   const auto written = a.entries();
   CHECK(written.size() == std::size(keys));

@@ -259,3 +259,51 @@ TEST_CASE("prefill attention with a measured row cost: each (token, head) row's 
   REQUIRE(c.measured.set("overhead_attention_row_s", 5e-8));
   CHECK(attention_s(64) == Approx(143769600.0 / 100e9 + 17280 * 5e-8).epsilon(1e-9));  // 2.3017 ms
 }
+
+TEST_CASE("a pass whose weights fit the cache-resident size reads them at the in-cache rate; beyond it a GEMM pays "
+          "the DRAM cost of its weights", "[speed]") {
+  // Decode: SmolLM2-135M's q4_1 FFN with a slow DRAM streaming rate at k = 576 (1e9 B/s) beside the in-cache
+  // arithmetic rates of cpu_with_width_rates (20e9 FLOP/s at k = 576, 60e9 at 1536).
+  ChipSpec c = cpu_with_width_rates();
+  REQUIRE(c.measured.set("gemv_q4_1_stream_k576_bytes_per_s", 1e9));
+  const ModelSpec m = test::smollm2_135m();
+  const double ffn_flops = 2.0 * 3 * 1536 * 576 * 30;
+  const double in_cache = ffn_flops * (2.0 / 3 / 20e9 + 1.0 / 3 / 60e9);
+  const double beyond = op_seconds(decode_point(m, c), "ffn");
+  CHECK(beyond > 2 * in_cache);  // the DRAM rate binds: gate and up stream at 1e9 B/s
+  REQUIRE(c.measured.set("cache_resident_bytes", 1e12));  // the whole pass fits: the in-cache rates alone
+  CHECK(op_seconds(decode_point(m, c), "ffn") == Approx(in_cache).epsilon(1e-9));
+  // A cache holding a quarter of the pass's weights and KV: each decode step sweeps all of them, so all from DRAM.
+  PrecisionPlan plan;
+  plan.weights = "q4_1";
+  plan.kv = "fp32";
+  const PassWork w = pass_work(m, plan, PassShape{1, 1, 15, false}, 4.0);  // decode_point's step: context 16
+  REQUIRE(c.measured.set("cache_resident_bytes", 0.25 * (w.weight_bytes + w.kv_read_bytes)));
+  CHECK(op_seconds(decode_point(m, c), "ffn") == Approx(beyond).epsilon(1e-9));
+
+  // Prefill: the FFN GEMM of whole_block_model (V = 3 x 2048 x 1024 x 2 layers q4_1 weights, 0.625 B each),
+  // 100 tokens, pack 6e9 B/s and 80e9 FLOP/s marginal, plus 0.625 V / 2e9 s with the weights from DRAM.
+  ChipSpec g = cpu_with_width_rates();
+  REQUIRE(g.measured.set("gemm_q4_1_pack_bytes_per_s", 6e9));
+  REQUIRE(g.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
+  REQUIRE(g.measured.set("gemm_q4_1_dram_bytes_per_s", 2e9));
+  const ModelSpec wb = whole_block_model();
+  auto ffn_s = [&] {
+    SpeedOptions o;
+    o.batches = {1};
+    o.prompt_tokens = 100;
+    o.output_tokens = 1;
+    const SpeedResult r = speed(wb, g, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
+    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+      if (r.prefill_ops[i].name == "ffn") return r.prefill_op_s.at(i);
+    FAIL("no ffn op in the prefill");
+    return 0.0;
+  };
+  const double V = 3.0 * 2048 * 1024 * 2, cached = 0.625 * V / 6e9 + 2 * V * 100 / 80e9;
+  CHECK(ffn_s() == Approx(cached + 0.625 * V / 2e9).epsilon(1e-9));  // no resident size known: DRAM
+  REQUIRE(g.measured.set("cache_resident_bytes", 1e12));
+  CHECK(ffn_s() == Approx(cached).epsilon(1e-9));
+  const PassWork pw = pass_work(wb, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, PassShape{1, 100, 0, false}, 4.0);
+  REQUIRE(g.measured.set("cache_resident_bytes", 0.5 * (pw.weight_bytes + pw.kv_read_bytes)));  // half from DRAM
+  CHECK(ffn_s() == Approx(cached + 0.5 * 0.625 * V / 2e9).epsilon(1e-9));
+}

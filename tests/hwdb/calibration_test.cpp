@@ -209,3 +209,18 @@ TEST_CASE("Database::get(\"cpu\") reads this machine's calibration file", "[hwdb
   ::unsetenv("ROOFTOP_CACHE_DIR");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("the cache-resident size is read when present; 0 or negative refuses the file", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  Figures f = random_figures(19);
+  std::string why;
+  auto j = calibration_json("Made-up EPYC|2|25", f);
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.cache_resident_bytes == 0);  // an older file
+  j["cache_resident_bytes"] = 190e6;
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.cache_resident_bytes == 190e6);
+  for (double bad : {0.0, -1.0}) {
+    j["cache_resident_bytes"] = bad;
+    CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
+    CHECK(why.find("cache_resident_bytes") != std::string::npos);
+  }
+}

@@ -96,3 +96,19 @@ TEST_CASE("a peak variant whose own check fails is reported missing, so it is sk
   for (const PeakVariant& p : peak_variants()) amx_listed = amx_listed || (std::string(p.name) == "tdpbf16ps_amx" && p.usable);
   CHECK(amx_listed);
 }
+
+TEST_CASE("the cache-resident size is the largest working set read clearly faster than DRAM", "[levels]") {
+  // The synthetic machine: 100 GB/s up to its 32 MiB L3, 14 GB/s at the 64 MiB transition, 20 GB/s beyond (STREAM
+  // reads 20 GB/s): the L3's last point is the largest set still faster than DRAM.
+  for (unsigned seed : {1u, 2u, 3u}) CHECK(cache_resident_bytes(synthetic_sweep(seed), 20e9) == 32.0 * 1024 * 1024);
+  // A sweep that ends inside a cache (its last point well above STREAM's rate) tells nothing.
+  auto in_cache = synthetic_sweep(4);
+  while (in_cache.back().working_set_bytes > 32 * 1024 * 1024) in_cache.pop_back();
+  CHECK(cache_resident_bytes(in_cache, 20e9) == 0.0);
+  // Flat (no cache faster than the largest set), too few points, or no STREAM figure: 0.
+  std::vector<SweepPoint> flat;
+  for (int64_t ws : sweep_sizes(4096, int64_t(1) << 26, 2.0)) flat.push_back({ws, 10e9, {}});
+  CHECK(cache_resident_bytes(flat, 10e9) == 0.0);
+  CHECK(cache_resident_bytes(std::vector<SweepPoint>(flat.begin(), flat.begin() + 3), 10e9) == 0.0);
+  CHECK(cache_resident_bytes(synthetic_sweep(5), 0.0) == 0.0);
+}
