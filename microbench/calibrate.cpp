@@ -222,7 +222,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
-      if (big)  // the small batch again with the weights from DRAM: the extra cost of a model beyond the cache
+      if (big && !refresh)  // the small batch again with the weights from DRAM: the extra cost of a model beyond the cache
         steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(kSmallPrefillTokens) + " from DRAM", 1.5,
                          [&, s, f] {
                            const double ws = 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc);
