@@ -134,7 +134,8 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
 
   const CacheSizes caches = aggregate_cache_sizes(rec.machine.l1d_bytes, rec.machine.l2_bytes, rec.machine.l3_bytes, rec.threads);
   if (!refresh) steps.push_back({"working-set sweep", q ? 2.0 : 6.0, [&] {
-                     const int64_t max_ws = q ? 256 * kMiB : 1024 * kMiB;
+                     // Up to 1 GiB even when quick: the cache-resident size needs a DRAM point past a large shared L3.
+                     const int64_t max_ws = 1024 * kMiB;
                      auto sizes = sweep_sizes(4096, max_ws, q ? 2.0 : std::sqrt(2.0));
                      rec.sweep = measure_sweep(pool, sizes, q ? 64.0 * kMiB : 256.0 * kMiB, sweep_opt);
                      rec.levels = detect_levels(rec.sweep, caches);
