@@ -250,3 +250,24 @@ TEST_CASE("plan: disaggregated pools each meet their own target; pipeline replic
   for (int64_t k = 0; k < 4; ++k) steps += cost.seconds({{1, 512 + k}});
   CHECK(simulate(m, bf16(), one, dp, cost, {}).e2e_each_s[0] == Approx(steps).epsilon(1e-12));
 }
+
+TEST_CASE("a calibrated CPU's mixed step prices every slice's attention rows, decodes' included", "[analyzer][serving]") {
+  const ModelSpec m = small_model();  // 8 layers, 8 query heads of 128
+  ChipSpec c = gpu();
+  c.id = "cpu";
+  c.kind = "cpu";
+  REQUIRE(c.measured.set("attention_f32_bytes_per_s", 1e15));  // the KV reads never bind here
+  REQUIRE(c.measured.set("attention_prefill_f32_flops_per_s", 80e9));
+  REQUIRE(c.measured.set("attention_prefill_f32_marginal_flops_per_s", 80e9));
+  RuntimeProfile prof = generic_profile(true);
+  prof.use_calibration = true;
+  PrecisionPlan p;
+  p.weights = "fp32";
+  p.kv = "fp32";
+  const std::vector<StepSlice> slices = {{64, 0}, {64, 0}, {1, 40}};
+  const double without = StepCost(m, c, p, prof, 1).seconds(slices);
+  REQUIRE(c.measured.set("overhead_attention_row_s", 1e-7));
+  const double with = StepCost(m, c, p, prof, 1).seconds(slices);
+  // (64 + 64 + 1) tokens x 8 heads x 8 layers = 8,256 rows at 0.1 µs: 0.8256 ms on top.
+  CHECK(with - without == Approx(8256 * 1e-7).epsilon(1e-6));
+}
