@@ -28,7 +28,7 @@ struct GemvRates {
   double arith_flops_per_s = 0;  // "<kind><fmt>_arith_flops_per_s": the best cache-resident FLOP/s over widths
   WidthRates stream_bytes_per_s; // "<kind><fmt>_stream_k<k>_bytes_per_s": DRAM streaming at width k
   WidthRates arith_flops;        // "<kind><fmt>_arith_k<k>_flops_per_s": cache-resident arithmetic at width k
-  bool measured() const { return bytes_per_s > 0 || arith_flops_per_s > 0 || !stream_bytes_per_s.empty(); }
+  bool measured() const { return bytes_per_s > 0 || arith_flops_per_s > 0 || !stream_bytes_per_s.empty() || !arith_flops.empty(); }
 };
 
 // The prefill GEMM of one format, calibrated as t(n) = weights / pack + FLOPs / marginal (+ activations).

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "analyzer/errors.h"
 
@@ -106,32 +108,32 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the
       // caches (bytes/s), and its arithmetic rate on a cache-resident one (FLOP/s: dequantization and
       // dot products with no memory stall), so a 4-bit GEMV on 2 cores can be compute-bound.
-      // Several tokens (batched decode, speculative verification): the batched kernel's rates at the nearest
-      // measured batch at or below (4 or 16), else the single-token ones.
-      const GemvRates& kind = f.gemv_for(tokens);
-      const bool batched = &kind != &f.gemv;
       // Without per-width rates (an older calibration file): the single-token streaming rate at 14336x4096
       // as the memory roof, else the batched one, and the best in-cache arithmetic rate.
-      if (f.gemv.bytes_per_s > 0) bw = f.gemv.bytes_per_s;
-      else if (kind.bytes_per_s > 0) bw = kind.bytes_per_s;
-      if (kind.arith_flops_per_s > 0) fl = kind.arith_flops_per_s;
-      else if (kind.flops_per_s > 0 && batched) fl = kind.flops_per_s;  // its streaming run's rate
-      // Both rates depend on the row length k (per-row reductions, partial SIMD groups, the prefetchers
-      // restarting every row), so with rates measured at several widths each of the op's widths gets its own
-      // memory and compute roof and its own max(); the widths' times add.
-      // Several tokens: the batched kernel's own DRAM rate per width where measured (it stays below the
-      // single-token one when the arithmetic per byte grows and overlaps the loads worse), else the
-      // single-token rates. The single-token rate is what DRAM delivers; an op that takes over 10% longer
-      // than that is called compute-bound.
       const WidthRates& single = f.gemv.stream_bytes_per_s;
-      const WidthRates& streams = batched && !kind.stream_bytes_per_s.empty() ? kind.stream_bytes_per_s : single;
-      const WidthRates& ariths = kind.arith_flops;
-      if ((!streams.empty() || !ariths.empty()) && !op.widths.empty()) {
+      // The op's time with kernel `kind` (measured at `n` tokens), its FLOPs and activations scaled to n tokens.
+      auto kind_time = [&](const GemvRates& kind, double n, std::string* kind_bound) -> std::optional<double> {
+        const bool batched = &kind != &f.gemv;
+        const double kbw = f.gemv.bytes_per_s > 0 ? f.gemv.bytes_per_s : kind.bytes_per_s > 0 ? kind.bytes_per_s : bw;
+        const double kfl = kind.arith_flops_per_s > 0                 ? kind.arith_flops_per_s
+                           : kind.flops_per_s > 0 && batched ? kind.flops_per_s  // its streaming run's rate
+                                                             : fl;
+        const double scale = n / tokens, flops = op.flops * scale, bytes = op.bytes() + op.act_bytes * (scale - 1);
+        // Both rates depend on the row length k (per-row reductions, partial SIMD groups, the prefetchers
+        // restarting every row), so with rates measured at several widths each of the op's widths gets its own
+        // memory and compute roof and its own max(); the widths' times add.
+        // Several tokens: the batched kernel's own DRAM rate per width where measured (it stays below the
+        // single-token one when the arithmetic per byte grows and overlaps the loads worse), else the
+        // single-token rates. The single-token rate is what DRAM delivers; an op that takes over 10% longer
+        // than that is called compute-bound.
+        const WidthRates& streams = batched && !kind.stream_bytes_per_s.empty() ? kind.stream_bytes_per_s : single;
+        const WidthRates& ariths = kind.arith_flops;
+        if ((streams.empty() && ariths.empty()) || op.widths.empty()) return std::nullopt;
         double total = 0, memory = 0, compute = 0;
         for (const auto& [width, share] : op.widths) {
-          const double t_dram = share * op.bytes() / (single.empty() ? bw : rate_at_width(single, width));
-          const double t_stream = share * op.bytes() / (streams.empty() ? bw : rate_at_width(streams, width));
-          const double tc = share * op.flops / (ariths.empty() ? fl : rate_at_width(ariths, width));
+          const double t_dram = share * bytes / (single.empty() ? kbw : rate_at_width(single, width));
+          const double t_stream = share * bytes / (streams.empty() ? kbw : rate_at_width(streams, width));
+          const double tc = share * flops / (ariths.empty() ? kfl : rate_at_width(ariths, width));
           // A pass held whole in the cache takes the in-cache GEMV's time (its arithmetic rate). One that does not
           // fit streams every weight from DRAM: each step sweeps the weights in the same order, which leaves a cache
           // nothing to reuse (held out on this VM: a blend by share priced 0.25-0.8 GB files' decode 15-32% too
@@ -140,9 +142,31 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
           total += t;
           (t > 1.1 * t_dram ? compute : memory) += t;
         }
-        if (bound) *bound = compute > memory ? "compute" : "memory";
+        if (kind_bound) *kind_bound = compute > memory ? "compute" : "memory";
         return total;
+      };
+      // The kernels are measured at 1, 4 and 16 tokens. A token count between two measured ones is priced on the
+      // line between their times: the batched kernel reads each weight once and adds each token's arithmetic, so
+      // its time grows about linearly in the tokens (this VM, q4_1 1536 x 576: 19.4, 28.2, 34.4, 46.1 us at 1-4
+      // tokens, 80.5 at 8, 153.6 at 16; the line gives 28.3, 37.2 and 81.9). Beyond 16: the 16-token kernel's
+      // rates, scaled by the tokens' FLOPs.
+      struct Point { const GemvRates* kind; double n; };
+      std::vector<Point> points = {{&f.gemv, 1}};
+      if (f.batch4.measured()) points.push_back({&f.batch4, 4});
+      if (f.batch16.measured()) points.push_back({&f.batch16, 16});
+      for (size_t i = 0; i + 1 < points.size(); ++i) {
+        const Point lo = points[i], hi = points[i + 1];
+        if (!(tokens > lo.n && tokens < hi.n)) continue;
+        const auto t_lo = kind_time(*lo.kind, lo.n, nullptr), t_hi = kind_time(*hi.kind, hi.n, bound);
+        if (t_lo && t_hi) return *t_lo + (*t_hi - *t_lo) * (tokens - lo.n) / (hi.n - lo.n);
       }
+      const GemvRates& kind = f.gemv_for(tokens);
+      if (const auto t = kind_time(kind, tokens, bound)) return *t;
+      // No per-width rates: the generic roofline below at the kind's rates.
+      if (f.gemv.bytes_per_s > 0) bw = f.gemv.bytes_per_s;
+      else if (kind.bytes_per_s > 0) bw = kind.bytes_per_s;
+      if (kind.arith_flops_per_s > 0) fl = kind.arith_flops_per_s;
+      else if (kind.flops_per_s > 0 && &kind != &f.gemv) fl = kind.flops_per_s;
     }
     if (op.kind == "matmul" && !gemv) {
       const GemmRates& g = f.gemm;

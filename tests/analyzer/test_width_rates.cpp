@@ -106,6 +106,38 @@ TEST_CASE("per-width DRAM streaming rates set each width's memory roof; each wid
   CHECK(p.bound == "memory");
 }
 
+TEST_CASE("a batch between two measured kernel sizes (1, 4, 16 tokens) is priced on the line between their times", "[speed]") {
+  ChipSpec c = cpu_with_width_rates();  // memory never binds: each size's time is its FLOPs at its own rate
+  REQUIRE(c.measured.set("gemv_batch4_q4_1_arith_k576_flops_per_s", 50e9));
+  REQUIRE(c.measured.set("gemv_batch4_q4_1_arith_k1536_flops_per_s", 50e9));
+  REQUIRE(c.measured.set("gemv_batch16_q4_1_arith_k576_flops_per_s", 80e9));
+  REQUIRE(c.measured.set("gemv_batch16_q4_1_arith_k1536_flops_per_s", 80e9));
+  const ModelSpec m = test::smollm2_135m();
+  PrecisionPlan plan;
+  plan.weights = "q4_1";
+  plan.kv = "fp32";
+  SpeedOptions o;
+  o.batches = {1, 2, 3, 4, 10, 16, 32};
+  o.context = 16;
+  const SpeedResult r = speed(m, c, plan, o);
+  // The LM head (49152 x 576, k = 576): one token's FLOPs F = 2 x 49152 x 576 = 56,623,104.
+  // t(1) = F / 20e9, t(4) = 4F / 50e9, t(16) = 16F / 80e9 (hand-worked: 2.831, 4.530, 11.325 ms).
+  const double F = 2.0 * 49152 * 576, t1 = F / 20e9, t4 = 4 * F / 50e9, t16 = 16 * F / 80e9;
+  CHECK(op_seconds(r.points.at(0), "lm_head") == Approx(t1).epsilon(1e-9));
+  CHECK(op_seconds(r.points.at(1), "lm_head") == Approx(t1 + (t4 - t1) / 3).epsilon(1e-9));      // 2 tokens: 3.397 ms
+  CHECK(op_seconds(r.points.at(2), "lm_head") == Approx(t1 + 2 * (t4 - t1) / 3).epsilon(1e-9));  // 3 tokens: 3.964 ms
+  CHECK(op_seconds(r.points.at(3), "lm_head") == Approx(t4).epsilon(1e-9));
+  CHECK(op_seconds(r.points.at(4), "lm_head") == Approx(t4 + (t16 - t4) * 6 / 12).epsilon(1e-9));  // 10 tokens: 7.928 ms
+  CHECK(op_seconds(r.points.at(5), "lm_head") == Approx(t16).epsilon(1e-9));
+  CHECK(op_seconds(r.points.at(6), "lm_head") == Approx(2 * t16).epsilon(1e-9));  // past 16: 16's rate, twice the FLOPs
+  // Without a 16-token calibration, 10 tokens take the 4-token kernel's rate: 10F / 50e9.
+  ChipSpec c4 = cpu_with_width_rates();
+  REQUIRE(c4.measured.set("gemv_batch4_q4_1_arith_k576_flops_per_s", 50e9));
+  REQUIRE(c4.measured.set("gemv_batch4_q4_1_arith_k1536_flops_per_s", 50e9));
+  o.batches = {10};
+  CHECK(op_seconds(speed(m, c4, plan, o).points.at(0), "lm_head") == Approx(10 * F / 50e9).epsilon(1e-9));
+}
+
 TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and the LM head's", "[speed]") {
   const ModelSpec m = test::smollm2_135m();  // 30 layers
   ChipSpec c = cpu_with_width_rates();
