@@ -28,9 +28,10 @@ const BandwidthResult& StreamResult::get(const std::string& name) const {
   throw std::out_of_range("no STREAM kernel " + name);
 }
 
-StreamResult measure_stream(kernels::ThreadPool& pool, int64_t array_bytes, const TimerOptions& opt) {
+StreamResult measure_stream(kernels::ThreadPool& pool, int64_t array_bytes, const TimerOptions& opt, bool read_only) {
   const int64_t n = std::max<int64_t>(array_bytes / 4 / kAlignFloats, 1) * kAlignFloats;
-  AlignedFloats a(n, 1), b(n, 2), c(n, 3);
+  const int64_t n_other = read_only ? kAlignFloats : n;  // b and c: unused by the read kernel
+  AlignedFloats a(n, 1), b(n_other, 2), c(n_other, 3);
   const MemLoops& L = mem_loops();
   const int64_t parts = pool.size();
   const float s = 0.999f;
@@ -60,6 +61,7 @@ StreamResult measure_stream(kernels::ThreadPool& pool, int64_t array_bytes, cons
   StreamResult r;
   r.threads = pool.size();
   r.array_bytes = n * 4;
+  if (read_only) ks.erase(ks.begin(), ks.end() - 1);  // "read" is the last
   for (auto& k : ks) {
     BandwidthResult br;
     br.name = k.name;

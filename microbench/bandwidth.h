@@ -30,8 +30,10 @@ struct StreamResult {
   const BandwidthResult& get(const std::string& name) const;  // throws std::out_of_range
 };
 
-// STREAM kernels over three arrays of array_bytes each, split across pool (all its threads).
-StreamResult measure_stream(kernels::ThreadPool& pool, int64_t array_bytes, const TimerOptions& opt);
+// STREAM kernels over three arrays of array_bytes each, split across pool (all its threads). read_only: the read
+// kernel alone over one array (a calibration refresh needs only the memory roof: a third of the allocation and a
+// fifth of the traffic; 18 s -> 3 s of a 2-core VM's refresh).
+StreamResult measure_stream(kernels::ThreadPool& pool, int64_t array_bytes, const TimerOptions& opt, bool read_only = false);
 
 // One point of the working-set sweep: read-only bandwidth with ws bytes split across the threads.
 struct SweepPoint {

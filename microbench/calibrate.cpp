@@ -129,7 +129,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   if (!q) array_bytes = std::max<int64_t>(array_bytes, 256 * kMiB);
   array_bytes = std::min<int64_t>(array_bytes, static_cast<int64_t>(rec.machine.memory_bytes > 0 ? rec.machine.memory_bytes / 8 : 1e12));
 
-  steps.push_back({"STREAM, all threads", 2, [&] { rec.stream = measure_stream(pool, array_bytes, mem_opt); }});
+  steps.push_back({"STREAM, all threads", 2, [&] { rec.stream = measure_stream(pool, array_bytes, mem_opt, refresh); }});
   if (!refresh) steps.push_back({"STREAM, 1 thread", 2, [&] { rec.stream_1thread = measure_stream(single, array_bytes, mem_opt); }});
 
   const CacheSizes caches = aggregate_cache_sizes(rec.machine.l1d_bytes, rec.machine.l2_bytes, rec.machine.l3_bytes, rec.threads);

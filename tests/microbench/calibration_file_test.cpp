@@ -179,6 +179,9 @@ TEST_CASE("run_calibration's refresh mode measures only the asked format's figur
   const CalibrationRecord r = run_calibration(opt);
   CHECK(r.memory_bandwidth_bytes_per_s > 0);
   CHECK(r.memory_bandwidth_1thread_bytes_per_s == 0);
+  REQUIRE(r.stream.kernels.size() == 1);  // the memory roof alone: STREAM's read kernel
+  CHECK(r.stream.kernels[0].name == "read");
+  CHECK(r.stream.kernels[0].bytes_per_s == r.memory_bandwidth_bytes_per_s);
   CHECK(r.peaks.empty());
   CHECK(r.levels.empty());
   std::vector<std::string> names;
