@@ -51,8 +51,9 @@ class Forward {
   // the step of one slice.
   std::span<const float> step(std::span<const SeqTokens> slices);
 
-  // Decode with fp32 activations (the GEMM kernel on one row) instead of int8-quantized activations in the
-  // GEMV: slower, used to measure what the int8 rounding alone changes (tests).
+  // fp32 activations in every matmul of at most kernels::kSmallGemmMaxN tokens (decode, short prompts and steps:
+  // the GEMM kernel's multi-row path) instead of int8-quantized activations in the batched GEMV: slower, used to
+  // measure what the int8 rounding alone changes (tests).
   void set_fp32_activations(bool on) { fp32_activations_ = on; }
   // Accumulate each prefill's stage times into *stages (null: no clock reads).
   void set_stage_clock(PrefillStages* stages) { stages_ = stages; }
@@ -78,6 +79,7 @@ class Forward {
   void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;
   void per_token(int64_t n, const std::function<void(int64_t)>& fn) const;
   void batch_by_format(std::span<const kernels::GemvBatchTarget> targets, std::span<const float> X, int64_t n) const;
+  void matmul(const kernels::WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) const;
   void check_tokens(std::span<const int32_t> tokens, int64_t seq) const;
   std::span<const float> pass(std::span<const SeqTokens> slices, bool all_logits);
 
