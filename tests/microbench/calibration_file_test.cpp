@@ -215,3 +215,34 @@ TEST_CASE("run_calibration's refresh mode measures only the asked format's figur
   CHECK(r.overhead.region_start.per_region_s < 1e-3);
   CHECK(c.measured.get("overhead_region_start_s").value_or(-1) == r.overhead.region_start.per_region_s);
 }
+
+TEST_CASE("busy_reason: quiet figures pass; a busy set of all figures, or of the DRAM-read ones alone, is named") {
+  // Spreads (interquartile range over median) of a made-up record: 60 in-cache figures and 30 read from DRAM.
+  auto record = [](double cache_spread, double dram_spread, double dram_wide_share) {
+    CalibrationRecord r;
+    for (int i = 0; i < 90; ++i) {
+      KernelResult k;
+      k.name = "k" + std::to_string(i);
+      const bool dram = i >= 60;
+      k.ceiling = dram ? "memory_bandwidth_bytes_per_s" : "levels.L3";
+      // The DRAM set: the first dram_wide_share of them spread 40%, the rest dram_spread.
+      k.seconds.iqr_relative = !dram ? cache_spread : (i - 60) < dram_wide_share * 30 ? 0.40 : dram_spread;
+      r.kernels.push_back(k);
+    }
+    return r;
+  };
+  CHECK(busy_reason(record(0.03, 0.03, 0.0)).empty());
+  CHECK(busy_reason(record(0.03, 0.05, 0.07)).empty());  // 2 of 30 DRAM figures wide: 6.7%, under 10%
+  // All figures noisy: the median of the whole set names it.
+  const std::string all = busy_reason(record(0.12, 0.12, 0.0));
+  CHECK(all.find("the kernel figures") != std::string::npos);
+  CHECK(all.find("12%") != std::string::npos);
+  // Quiet caches, a contended memory bus: 5 of 30 DRAM figures wide is 5.6% of all 90 (the whole-set rule passes)
+  // but 17% of the DRAM set (over 10%).
+  const std::string dram = busy_reason(record(0.03, 0.05, 5.0 / 30));
+  INFO(dram);
+  CHECK(dram.find("the figures read from DRAM") != std::string::npos);
+  CHECK(dram.find("17% of them spread over 25%") != std::string::npos);
+  // And a DRAM set whose median spread is high while few are wide.
+  CHECK(busy_reason(record(0.03, 0.09, 0.0)).find("the figures read from DRAM is 9%") != std::string::npos);
+}
