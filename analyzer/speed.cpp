@@ -118,7 +118,7 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         const double kfl = kind.arith_flops_per_s > 0                 ? kind.arith_flops_per_s
                            : kind.flops_per_s > 0 && batched ? kind.flops_per_s  // its streaming run's rate
                                                              : fl;
-        const double scale = n / tokens, flops = op.flops * scale, bytes = op.bytes() + op.act_bytes * (scale - 1);
+        const double scale = tokens > 0 ? n / tokens : 1.0, flops = op.flops * scale, bytes = op.bytes() + op.act_bytes * (scale - 1);
         // Both rates depend on the row length k (per-row reductions, partial SIMD groups, the prefetchers
         // restarting every row), so with rates measured at several widths each of the op's widths gets its own
         // memory and compute roof and its own max(); the widths' times add.
@@ -158,7 +158,7 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         const Point lo = points[i], hi = points[i + 1];
         if (!(tokens > lo.n && tokens < hi.n)) continue;
         const auto t_lo = kind_time(*lo.kind, lo.n, nullptr), t_hi = kind_time(*hi.kind, hi.n, bound);
-        if (t_lo && t_hi) return *t_lo + (*t_hi - *t_lo) * (tokens - lo.n) / (hi.n - lo.n);
+        if (t_lo && t_hi && std::isfinite(*t_lo) && std::isfinite(*t_hi)) return *t_lo + (*t_hi - *t_lo) * (tokens - lo.n) / (hi.n - lo.n);
       }
       const GemvRates& kind = f.gemv_for(tokens);
       if (const auto t = kind_time(kind, tokens, bound)) return *t;

@@ -252,7 +252,7 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
   for (int64_t j = 0; j < nr; ++j)
     kernels::rmsnorm({x_.data() + rows[size_t(j)] * D, size_t(D)}, model_.output_norm, c.rms_eps, {xn_.data() + j * D, size_t(D)});
   grow(logits_, nr * c.vocab);
-  if (nr == 1)
+  if (nr == 1 && !fp32_activations_)
     kernels::gemv(model_.output, cspan(xn_, D), span(logits_, c.vocab), pool_);
   else
     matmul(model_.output, cspan(xn_, nr * D), nr, span(logits_, nr * c.vocab));  // (rows, V)

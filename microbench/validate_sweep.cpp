@@ -290,7 +290,9 @@ ValidatePoint measure_prefill_point(const ModelSpec& m, WeightFormat f, int64_t 
 namespace {
 
 // The key the analyzer reads for a batch's memory roof at width k: the single-token kernel, or the batched
-// kernel at n = 4 / 16.
+// kernel at n = 4 / 16. The sweep's batches are those sizes (validate_sweep.h), where the analyzer prices with
+// that one kernel; a batch between them is priced on the line between two kernels' times (speed.cpp), and the
+// probe would re-measure only one of the two.
 std::string roof_key(WeightFormat f, int64_t k, int64_t batch) {
   const std::string kind = batch >= 16 ? "gemv_batch16_" : batch >= 2 ? "gemv_batch4_" : "gemv_";
   return kind + kernels::format_name(f) + "_stream_k" + std::to_string(k) + "_bytes_per_s";
