@@ -142,15 +142,21 @@ bool CalibratedRates::set(std::string_view key, double value) {
     auto file = [&](double GemmRates::*member) { return (formats[canonical].gemm.*member) = value, true; };
     if (variant.empty() && flops) return file(&GemmRates::flops_per_s);
     if (variant == "_pack" && bytes) return file(&GemmRates::pack_bytes_per_s);
+    if (starts(variant, "_pack_k") && bytes)
+      if (auto k = width(variant.substr(7))) return put_width(formats[canonical].gemm.pack_widths, *k, value), true;
     if (variant == "_marginal" && flops) return file(&GemmRates::marginal_flops_per_s);
     if (variant == "_marginal_large" && flops) return file(&GemmRates::marginal_large_flops_per_s);
     if (variant == "_act" && bytes) return file(&GemmRates::act_bytes_per_s);
     if (variant == "_dram" && bytes) return file(&GemmRates::dram_bytes_per_s);
-    // "_n16": another token count; "_n16_dram": the same with the weights cycled through DRAM
+    // "_n16": another token count; "_n16_dram": the same with the weights cycled through DRAM; a shape's
+    // ("_m1536_k576_n16") the same at that shape
     std::string_view tokens = variant;
     if (ends(tokens, "_dram")) tokens.remove_suffix(5);
+    if (const size_t at = tokens.rfind("_n"); at != std::string_view::npos && at > 0 && is_shape(tokens.substr(0, at)))
+      tokens.remove_prefix(at);
     const bool shown = variant.empty() || variant == "_pack" || variant == "_marginal" || variant == "_marginal_large" ||
                        variant == "_act" || variant == "_dram" || variant == "_dequant_sgemm_openblas" || is_shape(variant) ||
+                       (starts(variant, "_pack_k") && width(variant.substr(7))) ||
                        (starts(tokens, "_n") && width(tokens.substr(2)));
     return shown && report();
   }
@@ -190,6 +196,7 @@ std::map<std::string, double> CalibratedRates::entries() const {
     const std::string base = "gemm_" + fmt;
     put(base + "_flops_per_s", f.gemm.flops_per_s);
     put(base + "_pack_bytes_per_s", f.gemm.pack_bytes_per_s);
+    for (const auto& [k, v] : f.gemm.pack_widths) put(base + "_pack_k" + std::to_string(static_cast<long long>(k)) + "_bytes_per_s", v);
     put(base + "_marginal_flops_per_s", f.gemm.marginal_flops_per_s);
     put(base + "_marginal_large_flops_per_s", f.gemm.marginal_large_flops_per_s);
     put(base + "_act_bytes_per_s", f.gemm.act_bytes_per_s);

@@ -35,6 +35,7 @@ struct GemvRates {
 struct GemmRates {
   double flops_per_s = 0;                 // "gemm_<fmt>_flops_per_s": one GEMM at n = 128, whole
   double pack_bytes_per_s = 0;            // "gemm_<fmt>_pack_bytes_per_s": dequantize-and-pack, weight bytes/s
+  WidthRates pack_widths;                 // "gemm_<fmt>_pack_k<k>_bytes_per_s": the same at shorter rows (width k)
   double marginal_flops_per_s = 0;        // "gemm_<fmt>_marginal_flops_per_s": the slope from n = 16 to 128
   double marginal_large_flops_per_s = 0;  // "gemm_<fmt>_marginal_large_flops_per_s": the slope past 128 tokens
   double act_bytes_per_s = 0;             // "gemm_<fmt>_act_bytes_per_s": fp32 activations in and out

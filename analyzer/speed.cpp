@@ -171,47 +171,48 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
     if (op.kind == "matmul" && !gemv) {
       const GemmRates& g = f.gemm;
       if (g.flops_per_s > 0) fl = g.flops_per_s;
-      // Calibrated as t(n) = A + B n: dequantize-and-pack every weight once per pass, then the FLOPs.
-      if (g.has_pack_model()) {
+      // Calibrated as t(n) = A + B n: dequantize-and-pack every weight once per pass, then the FLOPs. `pack_bytes` is
+      // the op's weights counted in the bytes of the format whose rates `m` are (another one's, below).
+      auto pack_model_time = [&](const GemmRates& m, double pack_bytes) {
         if (bound) *bound = "compute";
         // The activations in and out (fp32) at their measured rate, where calibrate could separate it; and, with
         // the weights beyond the cache, the extra time of reading them from DRAM.
-        const double act_s = (g.act_bytes_per_s > 0 ? op.act_bytes / g.act_bytes_per_s : 0.0) +
-                             (g.dram_bytes_per_s > 0 ? r.dram_share * op.weight_bytes / g.dram_bytes_per_s : 0.0);
-        // Past the knot, the tokens beyond it at the slope measured there.
-        if (g.marginal_large_flops_per_s > 0 && op_tokens > kCalibratedGemmKnotTokens) {
-          const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
-          return op.weight_bytes / g.pack_bytes_per_s + below / g.marginal_flops_per_s +
-                 (op.flops - below) / g.marginal_large_flops_per_s + act_s;
+        const double act_s = (m.act_bytes_per_s > 0 ? op.act_bytes / m.act_bytes_per_s : 0.0) +
+                             (m.dram_bytes_per_s > 0 ? r.dram_share * op.weight_bytes / m.dram_bytes_per_s : 0.0);
+        // Dequantize-and-pack at each of the op's row lengths: the rate measured at the shorter rows where calibrate
+        // filed one, interpolated in log k up to the wide shape's (k = 4096), whose rate serves longer rows.
+        double pack_s = pack_bytes / m.pack_bytes_per_s;
+        if (!m.pack_widths.empty() && !op.widths.empty()) {
+          WidthRates rates = m.pack_widths;
+          if (rates.back().first < kCalibratedGemmWideK) rates.emplace_back(kCalibratedGemmWideK, m.pack_bytes_per_s);
+          pack_s = 0;
+          for (const auto& [width, share] : op.widths) pack_s += share * pack_bytes / rate_at_width(rates, width);
         }
-        return op.weight_bytes / g.pack_bytes_per_s + op.flops / g.marginal_flops_per_s + act_s;
-      }
-      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the measured
-      // formats' slowest marginal FLOP/s and their slowest pack rate counted in weights per second, among the
-      // formats of its own kind: integer-quantized formats share one GEMM (int8 operands where the CPU has VNNI,
-      // else fp32 panels of dequantized weights) and float formats another. Without this the op fell back to the
-      // peak: a Q4_K_M file's prefill was predicted 3-10x too fast (docs/validate-files.md); priced at the fp32
-      // GEMM's rate, a q4_k prefill on the int8 GEMM was predicted 2x too slow.
-      double values_per_s = 0, slowest_marginal = 0;
+        // Past the knot, the tokens beyond it at the slope measured there.
+        if (m.marginal_large_flops_per_s > 0 && op_tokens > kCalibratedGemmKnotTokens) {
+          const double below = op.flops * kCalibratedGemmKnotTokens / op_tokens;
+          return pack_s + below / m.marginal_flops_per_s + (op.flops - below) / m.marginal_large_flops_per_s + act_s;
+        }
+        return pack_s + op.flops / m.marginal_flops_per_s + act_s;
+      };
+      if (g.has_pack_model()) return pack_model_time(g, op.weight_bytes);
+      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the whole model of
+      // the measured format of its own kind that packs the fewest weights per second (at the wide shape): integer-
+      // quantized formats share one GEMM (int8 operands where the CPU has VNNI, else fp32 panels of dequantized
+      // weights) and float formats another. Without this the op fell back to the peak: a Q4_K_M file's prefill was
+      // predicted 3-10x too fast (docs/validate-files.md); priced at the fp32 GEMM's rate, a q4_k prefill on the int8
+      // GEMM was predicted 2x too slow. Its pack rates apply to the op's weights counted in that format's bytes.
       const bool op_integer = is_integer_quantized(format_family(op.weight_format));
       for (bool same_kind : {true, false}) {
+        const GemmRates* slowest = nullptr;
+        double slowest_values_per_s = 0, slowest_bytes_per_value = 0;
         for (const auto& entry : cal.formats) {  // not a structured binding: clang 14 cannot capture one
-          const std::string& other = entry.first;
           const GemmRates& o = entry.second.gemm;
-          if (same_kind && is_integer_quantized(format_family(other)) != op_integer) continue;
-          if (o.pack_bytes_per_s > 0) {
-            const double v = o.pack_bytes_per_s / find_format(other).bytes_per_value();
-            values_per_s = values_per_s > 0 ? std::min(values_per_s, v) : v;
-          }
-          if (o.marginal_flops_per_s > 0)
-            slowest_marginal = slowest_marginal > 0 ? std::min(slowest_marginal, o.marginal_flops_per_s) : o.marginal_flops_per_s;
+          if (!o.has_pack_model() || (same_kind && is_integer_quantized(format_family(entry.first)) != op_integer)) continue;
+          const double bpv = find_format(entry.first).bytes_per_value(), v = o.pack_bytes_per_s / bpv;
+          if (!slowest || v < slowest_values_per_s) slowest = &o, slowest_values_per_s = v, slowest_bytes_per_value = bpv;
         }
-        if (values_per_s > 0 && slowest_marginal > 0) break;  // else: any measured format
-        values_per_s = slowest_marginal = 0;
-      }
-      if (values_per_s > 0 && slowest_marginal > 0 && g.flops_per_s <= 0) {  // its own rate first
-        if (bound) *bound = "compute";
-        return values / values_per_s + op.flops / slowest_marginal;
+        if (slowest && g.flops_per_s <= 0) return pack_model_time(*slowest, values * slowest_bytes_per_value);  // its own rate first
       }
     }
     if (op.kind == "attention") {

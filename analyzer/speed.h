@@ -44,6 +44,8 @@ struct SpeedOptions {
 // ("gemm_<fmt>_marginal_flops_per_s"); above, between 128 and 512 ("gemm_<fmt>_marginal_large_flops_per_s") where
 // measured. rooftop calibrate times the GEMM at these n (microbench/shapes.h).
 inline constexpr double kCalibratedGemmKnotTokens = 128;
+// The row length (k) of calibrate's wide GEMM shape (Llama-3.1-8B's FFN, 14336 x 4096): its pack rate's width.
+inline constexpr double kCalibratedGemmWideK = 4096;
 // The most tokens a CPU matmul of the engine runs as GEMVs (one pass over the weights for all of them) rather than as
 // a tiled GEMM: kernels::kSmallGemmMaxN (kernels/cpu/dispatch.h; tests/analyzer/test_width_rates.cpp holds them equal).
 inline constexpr double kCpuGemvMaxTokens = 8;

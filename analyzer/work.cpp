@@ -155,7 +155,12 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     o.parts = mixed_parts(p, ParamClass::attention);
     const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
                               : static_cast<double>(m.heads * m.head_dim);
-    o.act_bytes = L * T * (2.0 * d + 2.0 * qdim) * a;  // in: x; out: q, k, v, o (approx.; state layers alike)
+    // Each projection reads its input and writes its output, as separate matmuls (rooftop's engine; a fused QKV
+    // reads x once): in x three times and the attention output, out q, k, v and o. Counting x once and K/V not at
+    // all priced SmolLM2's q/k/v/o GEMMs 20-35% fast on a calibrated CPU, where a GEMM pays its activations per
+    // byte (docs/engine-speed.md, stop 39). MLA's latent projections: the older approximation.
+    const double kvdim = static_cast<double>(m.kv_heads * m.head_dim);
+    o.act_bytes = L * T * (m.mla ? 2.0 * d + 2.0 * qdim : 4.0 * d + 2.0 * qdim + 2.0 * kvdim) * a;
     o.count = L;
     w.ops.push_back(o);
   }
@@ -170,7 +175,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       o.widths = group_widths(groups, cls_is(ParamClass::dense_ffn));
       o.parts = mixed_parts(p, ParamClass::dense_ffn);
       const double dense_layers = static_cast<double>(dense_ffn_layers(m));
-      o.act_bytes = dense_layers * T * (2.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;
+      o.act_bytes = dense_layers * T * (3.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;  // gate, up, down: in d, d, F; out F, F, d
       o.count = dense_layers;
       w.ops.push_back(o);
     }

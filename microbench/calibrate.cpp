@@ -88,6 +88,113 @@ void assign_ceilings(std::vector<KernelResult>& kernels, double dram_bytes_per_s
   }
 }
 
+// The GEMM's cost model per format from its timed runs (see run_calibration): the derived entries to append.
+std::vector<KernelResult> derive_gemm_models(const std::vector<KernelResult>& runs, double dram_bytes_per_s) {
+  std::vector<KernelResult> derived;
+  for (auto f : all_formats()) {
+    const std::string base = std::string("gemm_") + kernels::format_name(f);
+    const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr, *narrow = nullptr, *narrow_small = nullptr;
+    const std::string narrow_name = base + shape_suffix(smollm2_ffn().m, smollm2_ffn().k);
+    for (const auto& k : runs) {
+      if (k.name == base) big_n = &k;
+      if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens)) small_n = &k;
+      if (k.name == base + "_n" + std::to_string(kLargePrefillTokens)) large_n = &k;
+      if (k.name == narrow_name) narrow = &k;
+      if (k.name == narrow_name + "_n" + std::to_string(kSmallPrefillTokens)) narrow_small = &k;
+    }
+    if (!big_n || !small_n) continue;
+    // The same n = 16 GEMM with its weights cycled through DRAM: the extra time per weight byte, where there is one.
+    for (const auto& k : runs)
+      if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens) + "_dram" && k.seconds.median > small_n->seconds.median) {
+        KernelResult dram = k;
+        dram.name = base + "_dram";
+        dram.bytes_per_s = (small_n->bytes_per_call - 4.0 * static_cast<double>(small_n->n * (small_n->k + small_n->m))) /
+                           (k.seconds.median - small_n->seconds.median);
+        dram.flops_per_s = 0;
+        dram.ceiling = "memory_bandwidth_bytes_per_s";
+        dram.fraction_of_ceiling = dram.bytes_per_s / dram_bytes_per_s;
+        derived.push_back(dram);
+      }
+    const double n1 = static_cast<double>(small_n->n), n2 = static_cast<double>(big_n->n);
+    const double t1 = small_n->seconds.median, t2 = big_n->seconds.median;
+    double b = (t2 - t1) / (n2 - n1), a = t1 - n1 * b;
+    if (a <= 0 || b <= 0) continue;  // noise: keep the plain n = 128 rate
+    const double weight_bytes = big_n->bytes_per_call - 4.0 * (n2 * static_cast<double>(big_n->k + big_n->m));
+    KernelResult pack = *big_n;
+    pack.name = base + "_pack";
+    pack.bytes_per_s = weight_bytes / a;
+    pack.flops_per_s = 0;
+    pack.ceiling = "memory_bandwidth_bytes_per_s";
+    pack.fraction_of_ceiling = pack.bytes_per_s / dram_bytes_per_s;
+    // Per token, a GEMM costs F x + A y: F = 2 m k FLOPs at the marginal rate 1 / x, and A = 4 (k + m) bytes of fp32
+    // activations in and out at 1 / y (converting and rearranging X, writing Y). The wide shape alone cannot tell
+    // them apart (b = F x + A y); the narrow one (1536 x 576 at n = 128, its weights at the pack rate) weighs
+    // activations 8x more per FLOP, and the two equations give x and y. Without it, or where noise makes either
+    // negative, y = 0 and the slope is all FLOPs, as before. A narrow model's matrices (hidden 576-1024, K/V
+    // projections of 128-320 rows) then pay their activations: predicted 25% too fast at 512 tokens without.
+    const double F = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k);
+    const double A = 4.0 * static_cast<double>(big_n->k + big_n->m);
+    double x = b / F, y = 0;
+    std::optional<KernelResult> narrow_pack;
+    if (narrow) {
+      const double ns = static_cast<double>(narrow->n), Fs = 2.0 * static_cast<double>(narrow->m * narrow->k),
+                   As = 4.0 * static_cast<double>(narrow->k + narrow->m);
+      const double Ws = narrow->bytes_per_call - As * ns;
+      // The narrow shape's cost per token: with its n = 16 run, its own line t = a_s + b_s n. Short rows pack
+      // faster per byte than the wide shape's (this VM, q8_0: 7-8 GB/s at k = 576-896, 3.1-3.4 at k = 4096-4864),
+      // so the pack rate is filed per row length ("gemm_<fmt>_pack_k576") and the slope is the narrow line's own.
+      // Without it: its n = 128 time less its weights at the wide shape's pack rate.
+      double rs = (narrow->seconds.median - Ws / pack.bytes_per_s) / ns;
+      if (narrow_small && narrow->seconds.median > narrow_small->seconds.median) {
+        const double n0 = static_cast<double>(narrow_small->n);
+        const double bs = (narrow->seconds.median - narrow_small->seconds.median) / (ns - n0), as = narrow_small->seconds.median - n0 * bs;
+        if (as > 0) {
+          rs = bs;
+          narrow_pack = pack;
+          narrow_pack->name = base + "_pack_k" + std::to_string(narrow->k);
+          narrow_pack->m = narrow->m, narrow_pack->k = narrow->k;
+          narrow_pack->bytes_per_s = Ws / as;
+          narrow_pack->fraction_of_ceiling = narrow_pack->bytes_per_s / dram_bytes_per_s;
+        }
+      }
+      const double det = F * As - Fs * A, xj = (b * As - rs * A) / det, yj = (F * rs - Fs * b) / det;
+      // With both shapes' own lines, any positive solution is kept: a wide slope that is mostly activations is what
+      // the int8 GEMM measures (this VM, q8_0: 20 us a token at 14336 x 4096 and 2.2 at 1536 x 576 are both
+      // activations at 3.7-3.9 GB/s; rejecting it priced every narrow q8_0 matrix at the wide FLOP rate, 40% fast).
+      // With the older narrow figure, noise can make the narrow shape look cheap and drive x toward 0 (an unbounded
+      // FLOP rate): on the wide shape the activations are a small share of the cost, so a solution that gives them
+      // over half is rejected.
+      if ((narrow_pack || xj >= 0.5 * b / F) && xj > 0 && yj > 0) x = xj, y = yj;
+      else if (narrow_pack && rs > Fs * x) y = (rs - Fs * x) / As;  // the wide FLOP rate; the narrow line's rest
+    }
+    KernelResult marginal = *big_n;
+    marginal.name = base + "_marginal";
+    marginal.bytes_per_s = 0;
+    marginal.flops_per_s = 1.0 / x;
+    const double b_large = large_n ? (large_n->seconds.median - t2) / static_cast<double>(large_n->n - big_n->n) : 0.0;
+    derived.push_back(pack);
+    if (narrow_pack) derived.push_back(*narrow_pack);
+    derived.push_back(marginal);
+    if (b_large - A * y > 0) {  // else noise: the one slope serves every n
+      KernelResult past = marginal;
+      past.name = base + "_marginal_large";
+      past.n = large_n->n;
+      past.flops_per_s = F / (b_large - A * y);
+      derived.push_back(past);
+    }
+    if (y > 0) {
+      KernelResult act = *big_n;
+      act.name = base + "_act";
+      act.flops_per_s = 0;
+      act.bytes_per_s = 1.0 / y;
+      act.ceiling = "memory_bandwidth_bytes_per_s";
+      act.fraction_of_ceiling = act.bytes_per_s / dram_bytes_per_s;
+      derived.push_back(act);
+    }
+  }
+  return derived;
+}
+
 CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& progress) {
   const double start_s = now_s();
   CalibrationRecord rec;
@@ -231,6 +338,14 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                            r.name += "_n" + std::to_string(kSmallPrefillTokens) + "_dram";
                            rec.kernels.push_back(r);
                          }});
+      if (!big)  // the narrow shape at n = 16 too: its own per-weight and per-token costs (below)
+        steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(kSmallPrefillTokens) + " " +
+                             std::to_string(s.m) + "x" + std::to_string(s.k),
+                         0.3, [&, s, f] {
+                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, kern_opt);
+                           r.name += shape_suffix(s.m, s.k) + "_n" + std::to_string(kSmallPrefillTokens);
+                           rec.kernels.push_back(r);
+                         }});
       if (big)  // more batch sizes separate the per-weight cost (dequantize, pack) from the per-token one
         for (int64_t n : {kSmallPrefillTokens, kLargePrefillTokens})
           steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(n) + " " + std::to_string(s.m) + "x" +
@@ -308,84 +423,8 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   // from n = 128 to 512 ("gemm_<fmt>_marginal_large_flops_per_s"): a GEMM whose activations outgrow the caches (the
   // AMX GEMM: 1.9 TFLOP/s marginal below 128 tokens, 1.1-1.4 above) costs more per token there.
   static_assert(kPrefillTokens == kCalibratedGemmKnotTokens, "the analyzer's knot is the calibration's n");
-  std::vector<KernelResult> derived;  // appended after the loop: its pointers point into rec.kernels
-  for (auto f : all_formats()) {
-    const std::string base = std::string("gemm_") + kernels::format_name(f);
-    const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr, *narrow = nullptr;
-    const std::string narrow_name = base + shape_suffix(smollm2_ffn().m, smollm2_ffn().k);
-    for (const auto& k : rec.kernels) {
-      if (k.name == base) big_n = &k;
-      if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens)) small_n = &k;
-      if (k.name == base + "_n" + std::to_string(kLargePrefillTokens)) large_n = &k;
-      if (k.name == narrow_name) narrow = &k;
-    }
-    if (!big_n || !small_n) continue;
-    // The same n = 16 GEMM with its weights cycled through DRAM: the extra time per weight byte, where there is one.
-    for (const auto& k : rec.kernels)
-      if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens) + "_dram" && k.seconds.median > small_n->seconds.median) {
-        KernelResult dram = k;
-        dram.name = base + "_dram";
-        dram.bytes_per_s = (small_n->bytes_per_call - 4.0 * static_cast<double>(small_n->n * (small_n->k + small_n->m))) /
-                           (k.seconds.median - small_n->seconds.median);
-        dram.flops_per_s = 0;
-        dram.ceiling = "memory_bandwidth_bytes_per_s";
-        dram.fraction_of_ceiling = dram.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
-        derived.push_back(dram);
-      }
-    const double n1 = static_cast<double>(small_n->n), n2 = static_cast<double>(big_n->n);
-    const double t1 = small_n->seconds.median, t2 = big_n->seconds.median;
-    double b = (t2 - t1) / (n2 - n1), a = t1 - n1 * b;
-    if (a <= 0 || b <= 0) continue;  // noise: keep the plain n = 128 rate
-    const double weight_bytes = big_n->bytes_per_call - 4.0 * (n2 * static_cast<double>(big_n->k + big_n->m));
-    KernelResult pack = *big_n;
-    pack.name = base + "_pack";
-    pack.bytes_per_s = weight_bytes / a;
-    pack.flops_per_s = 0;
-    pack.ceiling = "memory_bandwidth_bytes_per_s";
-    pack.fraction_of_ceiling = pack.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
-    // Per token, a GEMM costs F x + A y: F = 2 m k FLOPs at the marginal rate 1 / x, and A = 4 (k + m) bytes of fp32
-    // activations in and out at 1 / y (converting and rearranging X, writing Y). The wide shape alone cannot tell
-    // them apart (b = F x + A y); the narrow one (1536 x 576 at n = 128, its weights at the pack rate) weighs
-    // activations 8x more per FLOP, and the two equations give x and y. Without it, or where noise makes either
-    // negative, y = 0 and the slope is all FLOPs, as before. A narrow model's matrices (hidden 576-1024, K/V
-    // projections of 128-320 rows) then pay their activations: predicted 25% too fast at 512 tokens without.
-    const double F = 2.0 * static_cast<double>(big_n->m) * static_cast<double>(big_n->k);
-    const double A = 4.0 * static_cast<double>(big_n->k + big_n->m);
-    double x = b / F, y = 0;
-    if (narrow) {
-      const double ns = static_cast<double>(narrow->n), Fs = 2.0 * static_cast<double>(narrow->m * narrow->k),
-                   As = 4.0 * static_cast<double>(narrow->k + narrow->m);
-      const double Ws = narrow->bytes_per_call - As * ns;
-      const double rs = (narrow->seconds.median - Ws / pack.bytes_per_s) / ns;  // the narrow shape's cost per token
-      const double det = F * As - Fs * A, xj = (b * As - rs * A) / det, yj = (F * rs - Fs * b) / det;
-      // Noise can make the narrow shape look cheap and drive x toward 0 (an unbounded FLOP rate): on the wide shape
-      // the activations are a small share of the cost, so a solution that gives them over half is rejected.
-      if (xj >= 0.5 * b / F && yj > 0) x = xj, y = yj;
-    }
-    KernelResult marginal = *big_n;
-    marginal.name = base + "_marginal";
-    marginal.bytes_per_s = 0;
-    marginal.flops_per_s = 1.0 / x;
-    const double b_large = large_n ? (large_n->seconds.median - t2) / static_cast<double>(large_n->n - big_n->n) : 0.0;
-    derived.push_back(pack);
-    derived.push_back(marginal);
-    if (b_large - A * y > 0) {  // else noise: the one slope serves every n
-      KernelResult past = marginal;
-      past.name = base + "_marginal_large";
-      past.n = large_n->n;
-      past.flops_per_s = F / (b_large - A * y);
-      derived.push_back(past);
-    }
-    if (y > 0) {
-      KernelResult act = *big_n;
-      act.name = base + "_act";
-      act.flops_per_s = 0;
-      act.bytes_per_s = 1.0 / y;
-      act.ceiling = "memory_bandwidth_bytes_per_s";
-      act.fraction_of_ceiling = act.bytes_per_s / rec.memory_bandwidth_bytes_per_s;
-      derived.push_back(act);
-    }
-  }
+  static_assert(kCalibratedGemmWideK == 4096, "the analyzer files the wide shape's pack rate at its row length");
+  std::vector<KernelResult> derived = derive_gemm_models(rec.kernels, rec.memory_bandwidth_bytes_per_s);  // appended below
   // Prefill attention as t(P) = rows r + F x, rows = P x heads, F its FLOPs: from P = 64 and 256, r is the fixed work
   // of a (token, head) row ("overhead_attention_row_s") and 1 / x the marginal FLOP rate
   // ("attention_prefill_f32_marginal_flops_per_s"). The 256-token rate alone priced 64-token prompts 1.5-2.5x too

@@ -34,6 +34,11 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
 // 10% of the figures above 25%.
 std::string busy_reason(const CalibrationRecord& r);
 
+// The prefill GEMM's cost model of each format, from its timed runs (the wide shape at n = 16, 128 and
+// 512, the narrow one at n = 16 and 128): the derived entries "gemm_<fmt>_pack", "_pack_k<k>", "_marginal",
+// "_marginal_large", "_act" and "_dram" (each where the runs allow it), to append to the record.
+std::vector<KernelResult> derive_gemm_models(const std::vector<KernelResult>& runs, double dram_bytes_per_s);
+
 // Sets each kernel's ceiling: memory-bound ops (gemv, attention) against the bandwidth of the
 // smallest level holding their working set with room to spare (<= half its capacity, the same band
 // as detect_levels; DRAM = memory_bandwidth_bytes_per_s),

@@ -86,25 +86,31 @@ KernelResult measure_gemv_batch(kernels::ThreadPool& pool, kernels::WeightFormat
 
 KernelResult measure_gemm(kernels::ThreadPool& pool, kernels::WeightFormat format, int64_t m, int64_t k,
                           int64_t n, const TimerOptions& opt, double min_working_set_bytes) {
-  std::vector<kernels::RandomWeights> copies;
-  copies.push_back(random_weights(format, m, k, 21));
-  const kernels::RandomWeights& w = copies.front();
-  const double one = static_cast<double>(w.view.bytes());
-  const int64_t n_copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
-  for (int64_t c = 1; c < std::min<int64_t>(n_copies, 64); ++c) copies.push_back(random_weights(format, m, k, 21 + static_cast<uint32_t>(c)));
-  size_t next = 0;
+  // One matrix of `copies` x m rows; each call multiplies the next m-row slice, so with a working set past the
+  // caches every call reads its weights from DRAM, as a prefill does (each matrix once per pass). Slices of one
+  // allocation, not separate copies: a small matrix needs thousands of them to outgrow a large L3.
+  const double one = static_cast<double>(m * kernels::row_bytes(format, k));
+  const int64_t copies = min_working_set_bytes > one ? static_cast<int64_t>(std::ceil(min_working_set_bytes / one)) : 1;
+  const kernels::RandomWeights all = random_weights(format, m * copies, k, 21);
+  auto slice = [&](int64_t c) {
+    kernels::WeightView v = all.view;
+    v.data += c * m * kernels::row_bytes(format, k);
+    v.m = m;
+    return v;
+  };
+  int64_t next = 0;
   AlignedFloats X = signed_random(n * k, 22), Y(n * m, 23);
   KernelResult r;
   r.name = std::string("gemm_") + kernels::format_name(format);
   r.op = "gemm";
   r.format = kernels::format_name(format);
   r.m = m, r.k = k, r.n = n;
-  r.bytes_per_call = static_cast<double>(w.view.bytes()) + 4.0 * static_cast<double>(n * k + n * m);
+  r.bytes_per_call = one + 4.0 * static_cast<double>(n * k + n * m);
   r.flops_per_call = 2.0 * static_cast<double>(n) * static_cast<double>(m) * static_cast<double>(k);
-  r.working_set_bytes = one * static_cast<double>(copies.size());
+  r.working_set_bytes = one * static_cast<double>(copies);
   return finish(r, time_per_call([&] {
-    kernels::gemm(copies[next].view, X.span(), n, Y.span(), pool);
-    next = (next + 1) % copies.size();
+    kernels::gemm(slice(next), X.span(), n, Y.span(), pool);
+    next = (next + 1) % copies;
   }, opt));
 }
 

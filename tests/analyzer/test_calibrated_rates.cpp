@@ -50,11 +50,12 @@ TEST_CASE("figures shown but not priced are kept under their own keys", "[calibr
                           "stream_triad_bytes_per_s", "sgemm_openblas_m1536_k576_flops_per_s",
                           "gemm_q4_1_dequant_sgemm_openblas_flops_per_s", "gemv_q4_1_fraction_of_ceiling", "copy_bytes_per_s",
                           "memory_bandwidth_1thread_bytes_per_s", "joules_per_token", "attention_prefill_f32_p64_flops_per_s",
-                          "gemm_q4_1_n16_dram_flops_per_s"})
+                          "gemm_q4_1_n16_dram_flops_per_s", "gemm_q8_0_m1536_k576_n16_flops_per_s",
+                          "gemm_q4_1_pack_k576_fraction_of_ceiling"})
     CHECK(c.set(key, 3.0));
   CHECK(c.formats.empty());  // nothing priced
   CHECK(c.attention_prefill_flops_per_s == 0);  // the 64-token run is shown, not priced
-  CHECK(c.reported.size() == 12);
+  CHECK(c.reported.size() == 14);
   CHECK(!c.empty());
 }
 
@@ -64,7 +65,8 @@ TEST_CASE("a key outside the grammar, an unknown format or a bad value is refuse
                           "gemv_q4_1_stream_k05_bytes_per_s", "gemv_q4_1_stream_k1234567890_bytes_per_s",
                           "overhead_per_layer", "attention_q4_1x_bytes_per_s", "gemv_batch8_q4_1_bytes_per_s",
                           "attention_prefill_f32_p_flops_per_s", "attention_prefill_f32_pxx_flops_per_s", "attention_prefill_q4_9_marginal_flops_per_s",
-                          "gemm_q4_1_nx_dram_bytes_per_s", ""})
+                          "gemm_q4_1_nx_dram_bytes_per_s", "gemm_q4_1_m1536_k576_n_flops_per_s", "gemm_q4_1_pack_k_bytes_per_s",
+                          ""})
     CHECK_FALSE(c.set(key, 1.0));
   CHECK_FALSE(c.set("gemv_q4_1_bytes_per_s", -1.0));
   CHECK_FALSE(c.set("gemv_q4_1_bytes_per_s", std::nan("")));
@@ -85,7 +87,7 @@ TEST_CASE("entries() writes back the keys set() read, and set() of them rebuilds
                         "gemm_q4_0_act_bytes_per_s", "attention_f16_bytes_per_s", "overhead_per_value_s",
                         "overhead_sync_per_layer_s", "l1_bytes_per_s", "gemm_bf16_m1536_k576_flops_per_s",
                         "attention_prefill_f32_marginal_flops_per_s", "overhead_attention_row_s", "attention_prefill_f32_p64_flops_per_s",
-                        "gemm_q4_0_dram_bytes_per_s", "cache_resident_bytes"};
+                        "gemm_q4_0_dram_bytes_per_s", "cache_resident_bytes", "gemm_q4_0_pack_k576_bytes_per_s"};
   for (const char* k : keys) REQUIRE(a.set(k, u(rng)));
   const auto written = a.entries();
   CHECK(written.size() == std::size(keys));

@@ -19,6 +19,9 @@
 #include "hwdb/hwdb.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
+#include "microbench/kernel_bench.h"
+#include "microbench/shapes.h"
+#include "kernels/cpu/thread_pool.h"
 
 using namespace rooftop::microbench;
 namespace fs = std::filesystem;
@@ -258,4 +261,75 @@ TEST_CASE("busy_reason: quiet figures pass; a busy set of all figures, or of the
   CHECK(busy_reason(with_gemm).empty());
   // And a DRAM set whose median spread is high while few are wide.
   CHECK(busy_reason(record(0.03, 0.09, 0.0)).find("the figures read from DRAM is 9%") != std::string::npos);
+}
+
+TEST_CASE("derive_gemm_models recovers the pack rates, the FLOP rate and the activation rate its runs were made from") {
+  // Runs of q4_1 built from a known model: t(n) = W / pack + n (2 m k x + 4 (k + m) y), with the wide shape packing
+  // at 3e9 B/s and the narrow one (short rows) at 6e9, x = 1 / 2e12 s per FLOP, y = 1 / 5e9 s per activation byte.
+  const double pack_wide = 3e9, pack_narrow = 6e9, x = 1 / 2e12, y = 1 / 5e9;
+  auto run = [&](const MatrixShape& s, int64_t n, double pack, const std::string& name) {
+    KernelResult r;
+    r.name = name, r.op = "gemm", r.format = "q4_1";
+    r.m = s.m, r.k = s.k, r.n = n;
+    const double weights = 0.625 * static_cast<double>(s.m * s.k), act = 4.0 * static_cast<double>(s.k + s.m);
+    r.bytes_per_call = weights + act * static_cast<double>(n);
+    r.flops_per_call = 2.0 * static_cast<double>(n * s.m * s.k);
+    r.seconds.median = weights / pack + static_cast<double>(n) * (2.0 * static_cast<double>(s.m * s.k) * x + act * y);
+    return r;
+  };
+  const MatrixShape &wide = llama8b_ffn(), &narrow = smollm2_ffn();
+  REQUIRE(narrow.k == 576);
+  std::vector<KernelResult> runs = {run(wide, 128, pack_wide, "gemm_q4_1"), run(wide, 16, pack_wide, "gemm_q4_1_n16"),
+                                    run(wide, 512, pack_wide, "gemm_q4_1_n512"), run(narrow, 128, pack_narrow, "gemm_q4_1_m1536_k576")};
+  auto get = [](const std::vector<KernelResult>& d, const std::string& name) -> const KernelResult* {
+    for (const auto& k : d)
+      if (k.name == name) return &k;
+    return nullptr;
+  };
+  // Without the narrow shape's n = 16 run: the older split (its n = 128 time less the wide pack rate), no short-row
+  // pack rate, and the activations' rate off (the narrow shape's faster packing is charged to them).
+  const auto older = derive_gemm_models(runs, 30e9);
+  REQUIRE(get(older, "gemm_q4_1_pack"));
+  CHECK(get(older, "gemm_q4_1_pack")->bytes_per_s == Approx(pack_wide).epsilon(1e-9));
+  CHECK_FALSE(get(older, "gemm_q4_1_pack_k576"));
+  REQUIRE(get(older, "gemm_q4_1_act"));
+  CHECK(get(older, "gemm_q4_1_act")->bytes_per_s > 1.2 / y);
+  // With it: every rate back.
+  runs.push_back(run(narrow, 16, pack_narrow, "gemm_q4_1_m1536_k576_n16"));
+  const auto d = derive_gemm_models(runs, 30e9);
+  REQUIRE(get(d, "gemm_q4_1_pack_k576"));
+  CHECK(get(d, "gemm_q4_1_pack_k576")->bytes_per_s == Approx(pack_narrow).epsilon(1e-9));
+  CHECK(get(d, "gemm_q4_1_pack_k576")->k == 576);
+  CHECK(get(d, "gemm_q4_1_pack")->bytes_per_s == Approx(pack_wide).epsilon(1e-9));
+  REQUIRE(get(d, "gemm_q4_1_marginal"));
+  CHECK(get(d, "gemm_q4_1_marginal")->flops_per_s == Approx(1 / x).epsilon(1e-6));
+  REQUIRE(get(d, "gemm_q4_1_act"));
+  CHECK(get(d, "gemm_q4_1_act")->bytes_per_s == Approx(1 / y).epsilon(1e-6));
+  // The slope past 128 tokens is the same line here: its FLOP rate is x's.
+  REQUIRE(get(d, "gemm_q4_1_marginal_large"));
+  CHECK(get(d, "gemm_q4_1_marginal_large")->flops_per_s == Approx(1 / x).epsilon(1e-6));
+  // A wide slope that is nearly all activations (the FLOPs almost free) is kept with the narrow line: both shapes'
+  // slopes are what the model must reproduce.
+  const double x_tiny = 1 / 100e12;
+  for (auto& r : runs) {
+    const MatrixShape& s = r.m == wide.m ? wide : narrow;
+    const double weights = 0.625 * static_cast<double>(s.m * s.k), act = 4.0 * static_cast<double>(s.k + s.m);
+    r.seconds.median = weights / (r.m == wide.m ? pack_wide : pack_narrow) +
+                       static_cast<double>(r.n) * (2.0 * static_cast<double>(s.m * s.k) * x_tiny + act * y);
+  }
+  const auto tiny = derive_gemm_models(runs, 30e9);
+  CHECK(get(tiny, "gemm_q4_1_act")->bytes_per_s == Approx(1 / y).epsilon(1e-6));
+  CHECK(get(tiny, "gemm_q4_1_marginal")->flops_per_s == Approx(1 / x_tiny).epsilon(1e-4));
+}
+
+TEST_CASE("measure_gemm over a working set cycles slices of one matrix and counts one matrix's bytes a call") {
+  rooftop::kernels::ThreadPool pool(2);
+  const int64_t m = 64, k = 64, n = 16;
+  const double one = static_cast<double>(m * rooftop::kernels::row_bytes(rooftop::kernels::WeightFormat::q4_1, k));
+  // 200 slices: past the 64 copies the older code stopped at, which also read a reference the copies had moved.
+  const KernelResult r = measure_gemm(pool, rooftop::kernels::WeightFormat::q4_1, m, k, n, TimerOptions{0, 3, 0}, 200 * one);
+  CHECK(r.working_set_bytes == Approx(200 * one));
+  CHECK(r.bytes_per_call == Approx(one + 4.0 * static_cast<double>(n * (k + m))));
+  CHECK(r.flops_per_call == Approx(2.0 * n * m * k));
+  CHECK(r.seconds.median > 0);
 }
