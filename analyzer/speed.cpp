@@ -196,23 +196,41 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         return pack_s + op.flops / m.marginal_flops_per_s + act_s;
       };
       if (g.has_pack_model()) return pack_model_time(g, op.weight_bytes);
-      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) takes the whole model of
-      // the measured format of its own kind that packs the fewest weights per second (at the wide shape): integer-
-      // quantized formats share one GEMM (int8 operands where the CPU has VNNI, else fp32 panels of dequantized
-      // weights) and float formats another. Without this the op fell back to the peak: a Q4_K_M file's prefill was
-      // predicted 3-10x too fast (docs/validate-files.md); priced at the fp32 GEMM's rate, a q4_k prefill on the int8
-      // GEMM was predicted 2x too slow. Its pack rates apply to the op's weights counted in that format's bytes.
+      // A format without its own pair (a quick calibration measures f32, q8_0 and q4_1 only) is priced with the
+      // slowest of each rate among the measured formats of its own kind (pack rates counted in weights per second, at
+      // each row length): integer-quantized formats share one GEMM (int8 operands where the CPU has VNNI, else fp32
+      // panels of dequantized weights) and float formats another. Without this the op fell back to the peak: a
+      // Q4_K_M file's prefill was predicted 3-10x too fast (docs/validate-files.md); priced at the fp32 GEMM's rate, a
+      // q4_k prefill on the int8 GEMM was predicted 2x too slow. One format's whole model (the slowest packing one)
+      // priced Gemma 3's q4_k FFN 39% fast where q8_0's FLOPs came out nearly free (docs/validate-files.md, stop 39).
       const bool op_integer = is_integer_quantized(format_family(op.weight_format));
       for (bool same_kind : {true, false}) {
-        const GemmRates* slowest = nullptr;
-        double slowest_values_per_s = 0, slowest_bytes_per_value = 0;
+        GemmRates slowest;  // per weight (bytes_per_value 1): pack rates in weights per second
+        bool any = false;
+        auto lower = [](double& into, double v) { if (v > 0) into = into > 0 ? std::min(into, v) : v; };
+        std::vector<double> widths;  // the op's own row lengths: each takes the slowest format's rate at that length
+        for (const auto& w : op.widths) widths.push_back(w.first);
         for (const auto& entry : cal.formats) {  // not a structured binding: clang 14 cannot capture one
           const GemmRates& o = entry.second.gemm;
           if (!o.has_pack_model() || (same_kind && is_integer_quantized(format_family(entry.first)) != op_integer)) continue;
-          const double bpv = find_format(entry.first).bytes_per_value(), v = o.pack_bytes_per_s / bpv;
-          if (!slowest || v < slowest_values_per_s) slowest = &o, slowest_values_per_s = v, slowest_bytes_per_value = bpv;
+          const double bpv = find_format(entry.first).bytes_per_value();
+          WidthRates own = o.pack_widths;
+          if (own.empty() || own.back().first < kCalibratedGemmWideK) own.emplace_back(kCalibratedGemmWideK, o.pack_bytes_per_s);
+          lower(slowest.pack_bytes_per_s, o.pack_bytes_per_s / bpv);
+          for (double k : widths) {
+            const double v = rate_at_width(own, k) / bpv;
+            auto it = std::find_if(slowest.pack_widths.begin(), slowest.pack_widths.end(), [&](const auto& p) { return p.first == k; });
+            if (it == slowest.pack_widths.end()) slowest.pack_widths.emplace_back(k, v);
+            else it->second = std::min(it->second, v);
+          }
+          lower(slowest.marginal_flops_per_s, o.marginal_flops_per_s);
+          lower(slowest.marginal_large_flops_per_s, o.marginal_large_flops_per_s);
+          lower(slowest.act_bytes_per_s, o.act_bytes_per_s);
+          lower(slowest.dram_bytes_per_s, o.dram_bytes_per_s);
+          any = true;
         }
-        if (slowest && g.flops_per_s <= 0) return pack_model_time(*slowest, values * slowest_bytes_per_value);  // its own rate first
+        std::sort(slowest.pack_widths.begin(), slowest.pack_widths.end());
+        if (any && g.flops_per_s <= 0) return pack_model_time(slowest, values);  // its own rate first
       }
     }
     if (op.kind == "attention") {

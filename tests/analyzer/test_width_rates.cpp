@@ -190,6 +190,41 @@ TEST_CASE("a format with no GEMM calibration of its own borrows the slowest meas
   CHECK(ttft("q4_k") == Approx(ttft("fp16")).epsilon(1e-9));
 }
 
+TEST_CASE("a borrowed GEMM takes the slowest of each rate of its kind: pack at each row length, FLOPs, activations", "[speed]") {
+  const ModelSpec m = whole_block_model();
+  ChipSpec c = cpu_with_width_rates();
+  // q4_1 packs slower at short rows (in weights per second), q8_0 at the wide shape; q8_0's FLOPs are faster,
+  // q4_1's activations slower.
+  REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 6e9));        // 9.6e9 weights/s at k = 4096
+  REQUIRE(c.measured.set("gemm_q4_1_pack_k576_bytes_per_s", 6.25e9)); // 10e9 weights/s at k = 576
+  REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
+  REQUIRE(c.measured.set("gemm_q4_1_act_bytes_per_s", 2e9));
+  REQUIRE(c.measured.set("gemm_q8_0_pack_bytes_per_s", 8.5e9));       // 8e9 weights/s at k = 4096
+  REQUIRE(c.measured.set("gemm_q8_0_pack_k576_bytes_per_s", 17e9));   // 16e9 weights/s at k = 576
+  REQUIRE(c.measured.set("gemm_q8_0_marginal_flops_per_s", 200e9));
+  REQUIRE(c.measured.set("gemm_q8_0_act_bytes_per_s", 4e9));
+  PrecisionPlan plan{"q4_k", {}, "fp32", {}, {}, {}};
+  SpeedOptions o;
+  o.batches = {1};
+  o.prompt_tokens = 100;
+  o.output_tokens = 1;
+  const SpeedResult r = speed(m, c, plan, o);
+  double ffn = 0;
+  for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+    if (r.prefill_ops[i].name == "ffn") ffn = r.prefill_op_s.at(i);
+  // The FFN: V = 3 x 2048 x 1024 x 2 layers weights; gate and up at k = 1024 (2/3), down at k = 2048 (1/3).
+  // Slowest pack in weights/s: at k = 576 q4_1's 10e9, at k = 4096 q8_0's 8e9; between, each format's own line
+  // in log k, then the lower: at k = 1024 q4_1 10e9 - 0.4e9 f = 9.883e9 vs q8_0 16e9 - 8e9 f = 13.653e9 (f = 0.2933);
+  // at k = 2048 q4_1 9.741e9 vs q8_0 10.827e9 (f = 0.6467). FLOPs at q4_1's 80e9, activations at q4_1's 2e9:
+  // 2 layers x 100 tokens x (3 x 1024 + 3 x 2048) values x 4 B = 7,372,800 B.
+  const double V = 3.0 * 2048 * 1024 * 2, f1 = std::log(1024.0 / 576) / std::log(4096.0 / 576),
+               f2 = std::log(2048.0 / 576) / std::log(4096.0 / 576);
+  const double r1 = std::min(10e9 - 0.4e9 * f1, 16e9 - 8e9 * f1), r2 = std::min(10e9 - 0.4e9 * f2, 16e9 - 8e9 * f2);
+  CHECK(r1 == Approx(9.883e9).epsilon(1e-3));
+  CHECK(r2 == Approx(9.741e9).epsilon(1e-3));
+  CHECK(ffn == Approx(V * (2.0 / 3 / r1 + 1.0 / 3 / r2) + 2 * V * 100 / 80e9 + 7372800 / 2e9).epsilon(1e-9));
+}
+
 TEST_CASE("a class whose file mixes formats prices each format's matrices at that format's own rates", "[speed]") {
   // A Q4_K_M-like FFN: gate and up (1536 x 576, k = 576) in q4_1, down (576 x 1536, k = 1536) in q8_0.
   ChipSpec c = cpu_with_width_rates();
