@@ -240,7 +240,11 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       const double shared_ffn = static_cast<double>(e.shared_expert_ffn > 0 ? e.shared_expert_ffn : e.expert_ffn);
       ffn_width = static_cast<double>(e.active_experts * e.expert_ffn) + static_cast<double>(e.shared_experts) * shared_ffn;
     }
-    w.elementwise_values = 4.0 * d + static_cast<double>((m.heads + m.kv_heads) * m.head_dim) + ffn_width;
+    // Each norm and the two residual adds touch d values; Gemma 3's post-norms sit in its residuals. RoPE touches
+    // q and k, and a per-head q/k norm touches them again. Gemma 3 270M: 8,448 values a token, not 5,888 (its
+    // small ops measured 2x the per-value cost over the older count; docs/validate-files.md, stop 39).
+    const double qk = static_cast<double>((m.heads + m.kv_heads) * m.head_dim) * (m.qk_norm ? 2.0 : 1.0);
+    w.elementwise_values = static_cast<double>(m.norms_per_layer + 2) * d + qk + ffn_width;
     w.tokens = T;
     w.seqs = static_cast<double>(s.seqs);
   }

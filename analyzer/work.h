@@ -45,9 +45,10 @@ struct PassWork {
   double bytes() const { return weight_bytes + act_bytes + kv_read_bytes + kv_write_bytes; }
   double intensity() const { return flops / bytes(); }
   double experts_touched = 0;  // expected distinct routed experts per MoE layer (0 for dense)
-  // Values the small per-token ops of one layer touch for ONE token: 2 RMSNorms and 2 residual adds
-  // (4 x hidden), RoPE on q and k ((heads + kv_heads) x head_dim), the SwiGLU (FFN width; MoE: the active
-  // experts'). A CPU pays them once per token (calibrated per value).
+  // Values the small per-token ops of one layer touch for ONE token: its RMSNorms and 2 residual adds
+  // ((norms + 2) x hidden), RoPE on q and k ((heads + kv_heads) x head_dim; twice with per-head q/k norms), the
+  // gated activation (FFN width; MoE: the active experts'). A CPU pays them once per token (calibrated per value,
+  // at Llama-3.1-8B's shape: 2 norms).
   double elementwise_values = 0;
   double tokens = 0;  // tokens in the pass (sequences x new tokens)
   double seqs = 0;    // sequences in the pass

@@ -225,6 +225,17 @@ TEST_CASE("a borrowed GEMM takes the slowest of each rate of its kind: pack at e
   CHECK(ffn == Approx(V * (2.0 / 3 / r1 + 1.0 / 3 / r2) + 2 * V * 100 / 80e9 + 7372800 / 2e9).epsilon(1e-9));
 }
 
+TEST_CASE("a token's small-op values count every norm and a per-head q/k norm", "[work]") {
+  ModelSpec m = test::smollm2_135m();  // d = 576, 9 + 3 heads of 64, FFN 1536
+  const PrecisionPlan plan{"q4_1", {}, "fp32", {}, {}, {}};
+  // 2 norms + 2 adds = 4 x 576, RoPE on (9 + 3) x 64 = 768, SwiGLU on 1536: 4,608.
+  CHECK(pass_work(m, plan, PassShape{1, 1, 0, false}).elementwise_values == 4608);
+  // Gemma 3's four norms and q/k norms: 6 x 576 + 2 x 768 + 1536 = 6,528.
+  m.norms_per_layer = 4;
+  m.qk_norm = true;
+  CHECK(pass_work(m, plan, PassShape{1, 1, 0, false}).elementwise_values == 6528);
+}
+
 TEST_CASE("a class whose file mixes formats prices each format's matrices at that format's own rates", "[speed]") {
   // A Q4_K_M-like FFN: gate and up (1536 x 576, k = 576) in q4_1, down (576 x 1536, k = 1536) in q8_0.
   ChipSpec c = cpu_with_width_rates();
