@@ -183,8 +183,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
         // filed one, interpolated in log k up to the wide shape's (k = 4096), whose rate serves longer rows.
         double pack_s = pack_bytes / m.pack_bytes_per_s;
         if (!m.pack_widths.empty() && !op.widths.empty()) {
-          WidthRates rates = m.pack_widths;
-          if (rates.back().first < kCalibratedGemmWideK) rates.emplace_back(kCalibratedGemmWideK, m.pack_bytes_per_s);
+          WidthRates rates = m.pack_widths;  // sorted by k; the wide shape's rate at its k unless filed there
+          if (std::none_of(rates.begin(), rates.end(), [](const auto& p) { return p.first == kCalibratedGemmWideK; }))
+            rates.insert(std::upper_bound(rates.begin(), rates.end(), std::make_pair(kCalibratedGemmWideK, 0.0)),
+                         {kCalibratedGemmWideK, m.pack_bytes_per_s});
           pack_s = 0;
           for (const auto& [width, share] : op.widths) pack_s += share * pack_bytes / rate_at_width(rates, width);
         }
@@ -205,7 +207,11 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // priced Gemma 3's q4_k FFN 39% fast where q8_0's FLOPs came out nearly free (docs/validate-files.md, stop 39).
       const bool op_integer = is_integer_quantized(format_family(op.weight_format));
       for (bool same_kind : {true, false}) {
-        GemmRates slowest;  // per weight (bytes_per_value 1): pack rates in weights per second
+        // Pack rates in weights per second (priced against the op's weight count); the activation and DRAM rates
+        // stay in bytes per second (priced against the op's own activation and weight bytes). A slowest FLOP rate
+        // from a format whose slope was not split (no activation rate) already holds its activations: with another
+        // format's activation rate beside it they count twice, on the slow side.
+        GemmRates slowest;
         bool any = false;
         auto lower = [](double& into, double v) { if (v > 0) into = into > 0 ? std::min(into, v) : v; };
         std::vector<double> widths;  // the op's own row lengths: each takes the slowest format's rate at that length
@@ -215,7 +221,9 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
           if (!o.has_pack_model() || (same_kind && is_integer_quantized(format_family(entry.first)) != op_integer)) continue;
           const double bpv = find_format(entry.first).bytes_per_value();
           WidthRates own = o.pack_widths;
-          if (own.empty() || own.back().first < kCalibratedGemmWideK) own.emplace_back(kCalibratedGemmWideK, o.pack_bytes_per_s);
+          if (std::none_of(own.begin(), own.end(), [](const auto& p) { return p.first == kCalibratedGemmWideK; }))
+            own.insert(std::upper_bound(own.begin(), own.end(), std::make_pair(kCalibratedGemmWideK, 0.0)),
+                       {kCalibratedGemmWideK, o.pack_bytes_per_s});
           lower(slowest.pack_bytes_per_s, o.pack_bytes_per_s / bpv);
           for (double k : widths) {
             const double v = rate_at_width(own, k) / bpv;

@@ -158,7 +158,8 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     // Each projection reads its input and writes its output, as separate matmuls (rooftop's engine; a fused QKV
     // reads x once): in x three times and the attention output, out q, k, v and o. Counting x once and K/V not at
     // all priced SmolLM2's q/k/v/o GEMMs 20-35% fast on a calibrated CPU, where a GEMM pays its activations per
-    // byte (docs/engine-speed.md, stop 39). MLA's latent projections: the older approximation.
+    // byte (docs/validate-files.md, stop 39). MLA's latent projections: the older approximation. State layers
+    // (hybrid models) are counted with attention's shapes.
     const double kvdim = static_cast<double>(m.kv_heads * m.head_dim);
     o.act_bytes = L * T * (m.mla ? 2.0 * d + 2.0 * qdim : 4.0 * d + 2.0 * qdim + 2.0 * kvdim) * a;
     o.count = L;
@@ -175,7 +176,9 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
       o.widths = group_widths(groups, cls_is(ParamClass::dense_ffn));
       o.parts = mixed_parts(p, ParamClass::dense_ffn);
       const double dense_layers = static_cast<double>(dense_ffn_layers(m));
-      o.act_bytes = dense_layers * T * (3.0 * d + 3.0 * static_cast<double>(m.ffn)) * a;  // gate, up, down: in d, d, F; out F, F, d
+      // Gated (gate, up, down): in d, d, F; out F, F, d. Plain (up, down): in d, F; out F, d.
+      const double mats = m.ffn_kind == FfnKind::gelu ? 2.0 : 3.0;
+      o.act_bytes = dense_layers * T * mats * (d + static_cast<double>(m.ffn)) * a;
       o.count = dense_layers;
       w.ops.push_back(o);
     }
@@ -209,7 +212,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     o.weight_bytes = stored.of(ParamClass::experts) *
                      touched / static_cast<double>(e.experts);
     o.act_bytes = moe_layers * T * static_cast<double>(e.active_experts) *
-                  (2.0 * d + 3.0 * static_cast<double>(e.expert_ffn)) * a;
+                  (3.0 * d + 3.0 * static_cast<double>(e.expert_ffn)) * a;  // as the dense FFN's gated matmuls
     o.count = moe_layers;
     w.ops.push_back(o);
   }

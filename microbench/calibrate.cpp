@@ -148,12 +148,14 @@ std::vector<KernelResult> derive_gemm_models(const std::vector<KernelResult>& ru
       if (narrow_small && narrow->seconds.median > narrow_small->seconds.median) {
         const double n0 = static_cast<double>(narrow_small->n);
         const double bs = (narrow->seconds.median - narrow_small->seconds.median) / (ns - n0), as = narrow_small->seconds.median - n0 * bs;
-        if (as > 0) {
+        // An intercept below a tenth of the n = 16 time is noise (packing would be nearly free): not filed.
+        if (as > 0.1 * narrow_small->seconds.median) {
           rs = bs;
-          narrow_pack = pack;
+          narrow_pack = *narrow;
           narrow_pack->name = base + "_pack_k" + std::to_string(narrow->k);
-          narrow_pack->m = narrow->m, narrow_pack->k = narrow->k;
           narrow_pack->bytes_per_s = Ws / as;
+          narrow_pack->flops_per_s = 0;
+          narrow_pack->ceiling = "memory_bandwidth_bytes_per_s";
           narrow_pack->fraction_of_ceiling = narrow_pack->bytes_per_s / dram_bytes_per_s;
         }
       }
@@ -164,8 +166,15 @@ std::vector<KernelResult> derive_gemm_models(const std::vector<KernelResult>& ru
       // With the older narrow figure, noise can make the narrow shape look cheap and drive x toward 0 (an unbounded
       // FLOP rate): on the wide shape the activations are a small share of the cost, so a solution that gives them
       // over half is rejected.
-      if ((narrow_pack || xj >= 0.5 * b / F) && xj > 0 && yj > 0) x = xj, y = yj;
-      else if (narrow_pack && rs > Fs * x) y = (rs - Fs * x) / As;  // the wide FLOP rate; the narrow line's rest
+      if ((narrow_pack || xj >= 0.5 * b / F) && xj > 0 && yj > 0) {
+        x = xj, y = yj;
+      } else if (narrow_pack && rs > Fs * x) {
+        // No positive solution (the narrow slope is more than activations at the wide slope's rate can explain):
+        // the activations take what the narrow line leaves after the wide FLOP rate, at most half the wide slope,
+        // and the FLOPs the rest of it, so the wide shape's own line still holds.
+        y = std::min((rs - Fs * x) / As, 0.5 * b / A);
+        x = (b - A * y) / F;
+      }
     }
     KernelResult marginal = *big_n;
     marginal.name = base + "_marginal";

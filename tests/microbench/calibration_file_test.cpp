@@ -293,7 +293,6 @@ TEST_CASE("derive_gemm_models recovers the pack rates, the FLOP rate and the act
   CHECK(get(older, "gemm_q4_1_pack")->bytes_per_s == Approx(pack_wide).epsilon(1e-9));
   CHECK_FALSE(get(older, "gemm_q4_1_pack_k576"));
   REQUIRE(get(older, "gemm_q4_1_act"));
-  CHECK(get(older, "gemm_q4_1_act")->bytes_per_s > 1.2 / y);
   // With it: every rate back.
   runs.push_back(run(narrow, 16, pack_narrow, "gemm_q4_1_m1536_k576_n16"));
   const auto d = derive_gemm_models(runs, 30e9);
@@ -320,6 +319,21 @@ TEST_CASE("derive_gemm_models recovers the pack rates, the FLOP rate and the act
   const auto tiny = derive_gemm_models(runs, 30e9);
   CHECK(get(tiny, "gemm_q4_1_act")->bytes_per_s == Approx(1 / y).epsilon(1e-6));
   CHECK(get(tiny, "gemm_q4_1_marginal")->flops_per_s == Approx(1 / x_tiny).epsilon(1e-4));
+  // A narrow slope that no positive split explains (twice what activations at the whole wide slope's rate give):
+  // the activations take at most half the wide slope and the FLOPs the rest, so the wide line still holds.
+  const double F = 2.0 * static_cast<double>(wide.m * wide.k), A = 4.0 * static_cast<double>(wide.k + wide.m);
+  const double As = 4.0 * static_cast<double>(narrow.k + narrow.m);
+  const double b = 2.0 * static_cast<double>(wide.m * wide.k) * x + A * y;  // the wide runs' slope (as first built)
+  for (auto& r : runs) {
+    const bool w = r.m == wide.m;
+    const MatrixShape& s = w ? wide : narrow;
+    const double weights = 0.625 * static_cast<double>(s.m * s.k);
+    r.seconds.median = weights / (w ? pack_wide : pack_narrow) + static_cast<double>(r.n) * (w ? b : 2.0 * b * As / A);
+  }
+  const auto capped = derive_gemm_models(runs, 30e9);
+  const double x_c = 1 / get(capped, "gemm_q4_1_marginal")->flops_per_s, y_c = 1 / get(capped, "gemm_q4_1_act")->bytes_per_s;
+  CHECK(F * x_c + A * y_c == Approx(b).epsilon(1e-9));
+  CHECK(A * y_c == Approx(0.5 * b).epsilon(1e-9));
 }
 
 TEST_CASE("measure_gemm over a working set cycles slices of one matrix and counts one matrix's bytes a call") {
@@ -327,6 +341,10 @@ TEST_CASE("measure_gemm over a working set cycles slices of one matrix and count
   const int64_t m = 64, k = 64, n = 16;
   const double one = static_cast<double>(m * rooftop::kernels::row_bytes(rooftop::kernels::WeightFormat::q4_1, k));
   // 200 slices: past the 64 copies the older code stopped at, which also read a reference the copies had moved.
+  // 1 warm-up and 9 timed calls over 3 slices: every slice, the last one and the wrap back to the first (under the
+  // sanitizer job, an out-of-range slice would be caught).
+  const KernelResult three = measure_gemm(pool, rooftop::kernels::WeightFormat::q4_1, m, k, n, TimerOptions{1, 9, 0}, 3 * one);
+  CHECK(three.working_set_bytes == Approx(3 * one));
   const KernelResult r = measure_gemm(pool, rooftop::kernels::WeightFormat::q4_1, m, k, n, TimerOptions{0, 3, 0}, 200 * one);
   CHECK(r.working_set_bytes == Approx(200 * one));
   CHECK(r.bytes_per_call == Approx(one + 4.0 * static_cast<double>(n * (k + m))));
