@@ -236,6 +236,12 @@ const FormatRates* CalibratedRates::format(std::string_view name) const {
   return it == formats.end() ? nullptr : &it->second;
 }
 
+void CalibratedRates::clear_gemm(std::string_view name) {
+  const std::string_view fmt = format_prefix(name);
+  if (fmt.size() != name.size()) return;
+  if (auto it = formats.find(find_format(fmt).name); it != formats.end()) it->second.gemm = {};
+}
+
 void CalibratedRates::clear_kernel_rates() {
   formats.clear();
   attention_bytes_per_s.clear();

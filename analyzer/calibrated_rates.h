@@ -87,6 +87,9 @@ struct CalibratedRates {
   bool empty() const;
   // The format's rates, or null when calibrate measured none of its kernels. Accepts aliases ("f16").
   const FormatRates* format(std::string_view name) const;
+  // Drop one format's GEMM model (a key spelling: "q4_1", "f32"): a newer calibration of it replaces the whole
+  // model, so no part derived from an older run (a short-row pack rate, an activation rate) outlives it.
+  void clear_gemm(std::string_view name);
   // Drop every kernel rate (formats and attention), or every fixed cost: the validate sweep's term sets.
   void clear_kernel_rates();
   void clear_overheads() { overhead = {}; }

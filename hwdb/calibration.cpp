@@ -71,6 +71,14 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
   }
   if (j.contains("kernels")) {
     if (!j.at("kernels").is_array()) throw Rejected{"kernels is not a list"};
+    // A format whose GEMM model this file derives ("gemm_<fmt>_pack") replaces the stored model whole: a refresh
+    // that could not derive a part (noise) must not leave the older run's part beside its new ones.
+    for (const auto& k : j.at("kernels"))
+      if (k.is_object() && k.contains("name") && k.at("name").is_string()) {
+        const std::string name = k.at("name").get<std::string>();
+        if (name.size() > 10 && name.rfind("gemm_", 0) == 0 && name.compare(name.size() - 5, 5, "_pack") == 0)
+          c.measured.clear_gemm(std::string_view(name).substr(5, name.size() - 10));
+      }
     for (const auto& k : j.at("kernels")) {
       if (!k.is_object()) throw Rejected{"kernels[] holds a non-object"};
       std::string name = text(k, "name", "kernels[].");

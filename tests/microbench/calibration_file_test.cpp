@@ -173,6 +173,32 @@ TEST_CASE("a refresh overlaid on a full calibration replaces what it measured an
   CHECK(both.peak_flops.at("fp32") == Approx(full.peaks[0].ops_per_s));
   CHECK(both.measured.get("dram_bytes_per_s").value_or(-1) == Approx(full.levels[3].bytes_per_s));
   CHECK(refresh.memory_bandwidth_bytes_per_s != Approx(full.memory_bandwidth_bytes_per_s));  // the seeds differ
+  // A refresh that derives a format's GEMM model anew replaces the stored one whole: the stored short-row pack rate
+  // and activation rate do not outlive it when the refresh could not derive them.
+  CalibrationRecord with_gemm = full;
+  for (const char* name : {"gemm_q4_1_pack", "gemm_q4_1_pack_k576", "gemm_q4_1_marginal", "gemm_q4_1_act"}) {
+    KernelResult k = full.kernels[0];
+    k.name = name, k.op = "gemm", k.format = "q4_1";
+    k.bytes_per_s = k.flops_per_s = 3e9;
+    with_gemm.kernels.push_back(k);
+  }
+  const rooftop::ChipSpec stored = rooftop::hwdb::apply_calibration(chip, calibration_json(with_gemm), &why);
+  REQUIRE(why.empty());
+  REQUIRE(stored.measured.format("q4_1")->gemm.pack_widths.size() == 1);
+  REQUIRE(stored.measured.format("q4_1")->gemm.act_bytes_per_s == 3e9);
+  CalibrationRecord noisy = refresh;  // its n = 16 narrow run did not give a pack rate, nor a split an activation rate
+  for (const char* name : {"gemm_q4_1_pack", "gemm_q4_1_marginal"}) {
+    KernelResult k = full.kernels[0];
+    k.name = name, k.op = "gemm", k.format = "q4_1";
+    k.bytes_per_s = k.flops_per_s = 5e9;
+    noisy.kernels.push_back(k);
+  }
+  const rooftop::ChipSpec after = rooftop::hwdb::apply_calibration(stored, calibration_json(noisy), &why);
+  REQUIRE(why.empty());
+  CHECK(after.measured.format("q4_1")->gemm.pack_bytes_per_s == 5e9);
+  CHECK(after.measured.format("q4_1")->gemm.pack_widths.empty());
+  CHECK(after.measured.format("q4_1")->gemm.act_bytes_per_s == 0);
+  CHECK(after.measured.get("gemv_q4_1_bytes_per_s").value_or(-1) == Approx(refresh.kernels[0].bytes_per_s));  // not a GEMM figure
 }
 
 TEST_CASE("run_calibration's refresh mode measures only the asked format's figures") {
