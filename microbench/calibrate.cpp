@@ -94,7 +94,8 @@ std::vector<KernelResult> derive_gemm_models(const std::vector<KernelResult>& ru
   for (auto f : all_formats()) {
     const std::string base = std::string("gemm_") + kernels::format_name(f);
     const KernelResult *big_n = nullptr, *small_n = nullptr, *large_n = nullptr, *narrow = nullptr, *narrow_small = nullptr;
-    const std::string narrow_name = base + shape_suffix(smollm2_ffn().m, smollm2_ffn().k);
+    const MatrixShape narrow_shape = narrow_gemm_shape(f);
+    const std::string narrow_name = base + shape_suffix(narrow_shape.m, narrow_shape.k);
     for (const auto& k : runs) {
       if (k.name == base) big_n = &k;
       if (k.name == base + "_n" + std::to_string(kSmallPrefillTokens)) small_n = &k;
@@ -326,9 +327,9 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   if (refresh) gemm_formats = opt.refresh_prefill ? opt.refresh_formats : std::vector<F>{};
   for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
     if (refresh && gemm_formats.empty()) break;
-    const MatrixShape& s = *sp;
     const bool big = sp == &llama8b_ffn();
     for (auto f : gemm_formats) {
+      const MatrixShape s = big ? *sp : narrow_gemm_shape(f);
       if (s.k % kernels::block_values(f) != 0) {
         rec.notes.push_back(skipped_shape("gemm", f, s));
         continue;
@@ -366,6 +367,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                            }});
     }
     // OpenBLAS last (below): after each call its threads spin for a while, which would slow whatever ran next.
+    const MatrixShape& s = *sp;
     if (!refresh) {
       reference_steps.push_back({"OpenBLAS sgemm n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k), big ? 3.0 : 0.5,
                                  [&, s, big] {

@@ -1,6 +1,8 @@
 // Model shapes from the models' config.json files (hidden_size, intermediate_size, heads, kv heads).
 #include "microbench/shapes.h"
 
+#include <algorithm>
+
 namespace rooftop::microbench {
 
 const std::vector<MatrixShape>& model_matrix_shapes() {
@@ -25,6 +27,13 @@ const std::vector<MatrixShape>& in_cache_shapes() {
 
 const MatrixShape& llama8b_ffn() { return model_matrix_shapes()[0]; }
 const MatrixShape& smollm2_ffn() { return model_matrix_shapes()[2]; }
+
+MatrixShape narrow_gemm_shape(kernels::WeightFormat f) {
+  MatrixShape s = smollm2_ffn();
+  const int64_t block = kernels::block_values(f);
+  s.k = block * std::max<int64_t>(1, (s.k + block / 2) / block);
+  return s;
+}
 
 AttentionShape llama8b_attention(int64_t t) { return {"llama-3.1-8b", 32, 8, 128, t}; }
 

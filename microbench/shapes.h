@@ -29,6 +29,9 @@ const std::vector<MatrixShape>& model_matrix_shapes();
 const std::vector<MatrixShape>& in_cache_shapes();
 const MatrixShape& llama8b_ffn();   // the headline shape (DRAM-bound on every CPU)
 const MatrixShape& smollm2_ffn();   // a small model: fits in the caches
+// The prefill GEMM's narrow shape for format f: SmolLM2-135M's FFN (1536 x 576), its k rounded to a whole number of
+// the format's blocks where 576 is not one (the k-quants' 256: 1536 x 512).
+MatrixShape narrow_gemm_shape(kernels::WeightFormat f);
 // Llama-3.1-8B attention (32 heads, 8 KV heads, d = 128) at t = 1024.
 AttentionShape llama8b_attention(int64_t t = 1024);
 

@@ -305,6 +305,10 @@ TEST_CASE("derive_gemm_models recovers the pack rates, the FLOP rate and the act
   };
   const MatrixShape &wide = llama8b_ffn(), &narrow = smollm2_ffn();
   REQUIRE(narrow.k == 576);
+  // The narrow shape keeps k = 576 where it is whole blocks, else the nearest whole number of them.
+  CHECK(narrow_gemm_shape(rooftop::kernels::WeightFormat::q4_1).k == 576);
+  CHECK(narrow_gemm_shape(rooftop::kernels::WeightFormat::q4_k).k == 512);
+  CHECK(narrow_gemm_shape(rooftop::kernels::WeightFormat::q6_k).m == 1536);
   std::vector<KernelResult> runs = {run(wide, 128, pack_wide, "gemm_q4_1"), run(wide, 16, pack_wide, "gemm_q4_1_n16"),
                                     run(wide, 512, pack_wide, "gemm_q4_1_n512"), run(narrow, 128, pack_narrow, "gemm_q4_1_m1536_k576")};
   auto get = [](const std::vector<KernelResult>& d, const std::string& name) -> const KernelResult* {
