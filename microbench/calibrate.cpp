@@ -337,7 +337,10 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       // The narrow shape's runs take their weights from DRAM (slices of a matrix 4x the cache-resident size), as a
       // prefill does: it reads each matrix once. Kept in L2 instead, a 0.5 MB matrix packed 10-30% faster and the
       // engine's short prompts came out 10-20% faster than priced (docs/validate-files.md, stop 39).
-      auto narrow_ws = [&] { return 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc); };
+      auto narrow_ws = [&] {
+        const double ws = 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc);
+        return rec.machine.memory_bytes > 0 ? std::min(ws, rec.machine.memory_bytes / 8.0) : ws;  // as the STREAM arrays
+      };
       steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k),
                        big ? 4.0 : 0.5, [&, s, f, big, narrow_ws] {
                          KernelResult r = measure_gemm(pool, f, s.m, s.k, kPrefillTokens, big ? gemm_opt : kern_opt, big ? 0.0 : narrow_ws());
