@@ -79,6 +79,38 @@ const std::vector<std::string>& RuntimeProfile::architecture_terms() {
   return terms;
 }
 
+namespace {
+// The leading release number of a version text ("0.8.5 (rocm)", "v0.23.0" -> {0, 8, 5}); empty when it has none.
+std::vector<int> release_number(std::string_view text) {
+  std::vector<int> v;
+  size_t i = !text.empty() && (text[0] == 'v' || text[0] == 'V') ? 1 : 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    int n = 0;
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) n = std::min(n * 10 + (text[i] - '0'), 1000000);
+    v.push_back(n);
+    if (i + 1 < text.size() && text[i] == '.' && std::isdigit(static_cast<unsigned char>(text[i + 1]))) ++i;
+    else break;
+  }
+  // One bare number ("2024", "b1618" never gets here) is not a release: a release has a dot.
+  if (v.size() < 2) return {};
+  while (v.size() > 1 && v.back() == 0) v.pop_back();  // 0.8 == 0.8.0 when compared
+  return v;
+}
+}  // namespace
+
+bool RuntimeProfile::covers_build(std::string_view engine_version, std::string_view date) const {
+  if (release_from.empty() && release_before.empty()) return true;
+  const std::vector<int> v = release_number(engine_version);
+  // true: the build is at or after the boundary release (by number, else by date; neither: before).
+  auto at_or_after = [&](const std::string& boundary) {
+    if (!v.empty()) return v >= release_number(boundary);
+    return !date.empty() && !release_date.empty() && std::string(date) >= release_date;
+  };
+  if (!release_from.empty() && !at_or_after(release_from)) return false;
+  if (!release_before.empty() && at_or_after(release_before)) return false;
+  return true;
+}
+
 double RuntimeProfile::term_on(const std::string& term, double scalar, std::string_view arch) const {
   if (arch.empty()) return scalar;
   auto it = by_architecture.find(term + "/" + std::string(arch));
@@ -162,6 +194,8 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
   r.prefill_attention_fraction = p.term_on("prefill_attention_fraction", p.prefill_attention_fraction, chip.architecture);
   r.per_layer_s = p.term_on("per_layer_s", p.per_layer_s, chip.architecture);
   r.per_step_s = p.per_step_s;
+  r.per_request_s = p.per_request_s;
+  r.per_stream_s = p.per_stream_s;
   r.collective_latency_s = p.collective_latency_s;
   r.link_bw = link_bytes_per_s * p.bus_bandwidth_fraction;
   r.fp16_accumulate = p.fp16_accumulate;

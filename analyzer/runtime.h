@@ -46,6 +46,12 @@ struct ErrorBand {
 struct RuntimeProfile {
   std::string id, name, description;
   std::vector<std::string> engines;  // engine names of published records this profile predicts
+  // Which builds of those engines: releases in [release_from, release_before) ("" = no bound). A release series
+  // whose engine was rewritten is another runtime (vLLM's V1 engine became the default in 0.8.0). A source is placed
+  // by the leading release number of its engine_version ("0.8.5 (rocm image)", "v0.23.0"); one that prints none, by
+  // its date against release_date, the day the boundary release came out (no date: the older series).
+  std::string release_from, release_before, release_date;
+  bool covers_build(std::string_view engine_version, std::string_view date) const;
   // What a user of the profile should know that no term says (which builds it was fitted on, where held-out
   // records disagree), each with the command or file that shows it. Stated, kept through refits.
   std::vector<std::string> notes;
@@ -57,6 +63,11 @@ struct RuntimeProfile {
   double small_batch_fp32_multiple = 0;  // ... at this multiple of the chip's fp32 (vector-unit) peak
   double per_layer_s = 15e-6;            // fixed cost per layer per pass (launches, gaps, small ops)
   double per_step_s = 0;                 // fixed cost per pass (scheduler, sampling, host)
+  // A served request's delay from its arrival to its first token beyond the passes, in every TTFT a client measures:
+  // per_request_s (HTTP, tokenizing, the hand-off to the engine and back) plus per_stream_s for each request in
+  // flight (one frontend process handles every stream's tokens in turn, so a new request waits behind them).
+  double per_request_s = 0, per_stream_s = 0;
+  double served_delay_s(double streams) const { return per_request_s + per_stream_s * streams; }
   // Streaming rate one compute unit (SM, CU, GPU core) sustains under this runtime's kernels, bytes/s (0: no limit).
   // A kernel keeps a fixed number of bytes in flight per unit, so by Little's law a chip streams at most
   // units x this rate: a chip with much bandwidth per unit (HBM: A100, H100, MI300X) reaches a smaller fraction of
@@ -142,7 +153,7 @@ struct RuntimeRates {
   double small_batch_tokens = 0, small_batch_flops = 0;
   double attention_fraction = 1, prefill_attention_fraction = 1;
   double float_bw = 0;                               // other ops and attention stream at the float rate
-  double per_layer_s = 0, per_step_s = 0;
+  double per_layer_s = 0, per_step_s = 0, per_request_s = 0, per_stream_s = 0;
   double collective_latency_s = 0, link_bw = 0;      // link_bw: per direction x bus fraction (0: no link)
   bool fp16_accumulate = false;                      // the profile's f16 GEMMs accumulate in fp16 (CompactOp::peak_acc16)
 };

@@ -15,7 +15,9 @@ namespace rooftop {
 
 StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp,
                    int64_t pp)
-    : m_(m), chip_(chip), p_(p), tp_(tp), pp_(pp), moe_expert_fraction_(profile.moe_expert_fraction) {
+    : m_(m), chip_(chip), p_(p), tp_(tp), pp_(pp), moe_expert_fraction_(profile.moe_expert_fraction),
+      per_request_s_(profile.per_request_s),
+      per_stream_s_(profile.per_stream_s) {
   if (tp < 1 || pp < 1) throw InputError("tensor and pipeline degrees must be >= 1");
   double link = 0;
   if (tp > 1 || pp > 1) {
@@ -180,10 +182,12 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
     ++steps;
     peak_kv = std::max(peak_kv, sched.kv_fraction());
     timeline.emplace_back(now - first_arrival, sched.kv_fraction());
+    // The client sees each token the server's delay later than the step made it.
+    const double delay = cost.served_delay_s(static_cast<double>(slices.size()));
     for (const StepOutput& out : sched.finish_step()) {
-      if (out.first) ttft[out.id] = now - clock.arrival(out.id);
+      if (out.first) ttft[out.id] = now - clock.arrival(out.id) + delay;
       if (!out.finished) continue;
-      done[out.id] = now - clock.arrival(out.id);
+      done[out.id] = now - clock.arrival(out.id) + delay;
       ++finished;
       clock.completed(now);
     }

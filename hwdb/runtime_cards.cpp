@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -102,12 +103,31 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
     if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
     return v == "true";
   };
+  // A release number: digits with at least one dot ("0.8.0"), optionally led by "v".
+  auto release = [&](const YAML::Node& n, const std::string& k) {
+    const std::string v = r.text(n, k);
+    const size_t b = !v.empty() && v[0] == 'v' ? 1 : 0;
+    const bool ok = v.size() > b + 2 && std::isdigit(static_cast<unsigned char>(v[b])) && v.find('.') != std::string::npos &&
+                    std::all_of(v.begin() + static_cast<std::ptrdiff_t>(b), v.end(),
+                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    if (!ok) r.fail(n, k, "got '" + printable(v) + "'; expected a release number such as 0.8.0");
+    return v;
+  };
   const std::map<std::string, Setter> keys = {
       {"id", [&](auto& n, auto& k) { p.id = r.text(n, k); }},
       {"name", [&](auto& n, auto& k) { p.name = r.text(n, k); }},
       {"description", [&](auto& n, auto& k) { p.description = r.text(n, k); }},
       {"engines", [&](auto& n, auto& k) { p.engines = r.list(n, k); }},
       {"sources", [&](auto& n, auto& k) { p.sources = r.list(n, k); }},
+      {"release_from", [&](auto& n, auto& k) { p.release_from = release(n, k); }},
+      {"release_before", [&](auto& n, auto& k) { p.release_before = release(n, k); }},
+      {"release_date", [&](auto& n, auto& k) {
+         p.release_date = r.text(n, k);
+         const std::string& d = p.release_date;
+         const bool ok = d.size() == 10 && d[4] == '-' && d[7] == '-' &&
+                         std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
+         if (!ok) r.fail(n, k, "got '" + printable(d) + "'; expected a date YYYY-MM-DD");
+       }},
       {"notes", [&](auto& n, auto& k) { p.notes = r.list(n, k); }},
       {"decode_bandwidth_fraction", [&](auto& n, auto& k) { p.decode_bandwidth_fraction = r.fraction_table(n, k); }},
       {"gemm_fraction", [&](auto& n, auto& k) { p.gemm_fraction = r.fraction_table(n, k); }},
@@ -115,6 +135,8 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"small_batch_fp32_multiple", [&](auto& n, auto& k) { p.small_batch_fp32_multiple = r.number(n, k, 0, 64, false); }},
       {"per_layer_s", [&](auto& n, auto& k) { p.per_layer_s = r.number(n, k, 0, 0.1, false); }},
       {"per_step_s", [&](auto& n, auto& k) { p.per_step_s = r.number(n, k, 0, 10, false); }},
+      {"per_request_s", [&](auto& n, auto& k) { p.per_request_s = r.number(n, k, 0, 10, false); }},
+      {"per_stream_s", [&](auto& n, auto& k) { p.per_stream_s = r.number(n, k, 0, 1, false); }},
       {"unit_stream_bytes_per_s", [&](auto& n, auto& k) { p.unit_stream_bytes_per_s = r.number(n, k, 0, 1e13, false); }},
       {"attention_fraction", [&](auto& n, auto& k) { p.attention_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_attention_fraction", [&](auto& n, auto& k) { p.prefill_attention_fraction = r.number(n, k, 0, 1, true); }},
@@ -204,6 +226,9 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
   }
   for (const char* required : {"id", "name", "description", "sources"})
     if (!root[required]) throw InputError(file + ":1: " + required + ": missing; expected it in every runtime profile");
+  if ((!p.release_from.empty() || !p.release_before.empty()) && p.release_date.empty())
+    throw InputError(file + ":1: release_date: missing; expected the date of the boundary release beside release_from or "
+                     "release_before (sources that print no release number are placed by it)");
   return p;
 }
 
@@ -269,6 +294,9 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
     for (const auto& s : v) y << "  - " << quote(s) << "\n";
   };
   list("engines", p.engines);
+  for (const auto& [k, v] : {std::pair<const char*, const std::string*>{"release_from", &p.release_from},
+                             {"release_before", &p.release_before}, {"release_date", &p.release_date}})
+    if (!v->empty()) y << k << ": " << quote(*v) << "\n";
   list("sources", p.sources);
   list("notes", p.notes);
   auto table = [&](const char* k, const std::map<std::string, double>& t) {
@@ -281,12 +309,14 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   table("by_architecture", p.by_architecture);
   y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
     << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s
+
     << "\nunit_stream_bytes_per_s: " << p.unit_stream_bytes_per_s << "\nattention_fraction: " << p.attention_fraction
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
     << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
     << (p.fp16_accumulate ? "\nfp16_accumulate: true" : "")
     << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
     << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch;
+  if (p.per_request_s > 0) y << "\nper_request_s: " << p.per_request_s << "\nper_stream_s: " << p.per_stream_s;
   if (!p.serving_defaults.empty()) {
     y << "\nserving_defaults:";
     for (const auto& d : p.serving_defaults) {

@@ -70,7 +70,9 @@ double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases
   return l;
 }
 
-std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases, size_t sources) {
+std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases,
+                            const std::vector<int>& source_of) {
+  const size_t sources = std::set<int>(source_of.begin(), source_of.end()).size();
   std::vector<Term> terms;
   // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
   // adjustment ("*/<vendor>"); each architecture's adjustment ("*/<architecture>"); then a cell of its own for a
@@ -160,6 +162,19 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       return p.unit_stream_bytes_per_s;
     });
   scalar("per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; });
+  // A served request's fixed cost: fitted where the card states one (its TTFT records are a server's, measured by a
+  // client) and there are TTFT records (it acts on nothing else). TensorRT-LLM's trtllm-bench runs in process.
+  std::set<int> ttft_sources;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (cases[i]->metric == "ttft_s") ttft_sources.insert(source_of[i]);
+  if (start.per_request_s > 0 && !ttft_sources.empty())
+  {
+    scalar("per_request_s", 1e-5, 0.2, [](RuntimeProfile& p) -> double& { return p.per_request_s; });
+    scalar("per_stream_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& {
+      if (p.per_stream_s == 0) p.per_stream_s = 1e-4;  // starts where it adds little (100 streams: 10 ms)
+      return p.per_stream_s;
+    });
+  }
   scalar("attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; });
   scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
   if (start.small_batch_tokens > 0)
@@ -184,6 +199,8 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.by_architecture.clear();
   u.per_layer_s = g.per_layer_s;
   u.per_step_s = g.per_step_s;
+  u.per_request_s = p.per_request_s > 0 ? 1e-3 : 0;  // a served runtime's refit starts from 1 ms
+  u.per_stream_s = 0;
   u.unit_stream_bytes_per_s = 0;
   u.attention_fraction = g.attention_fraction;
   u.prefill_attention_fraction = g.prefill_attention_fraction;
@@ -205,7 +222,7 @@ RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const 
   for (int s : source_of) per_source[s]++;
   std::vector<double> weights;
   for (int s : source_of) weights.push_back(1.0 / std::sqrt(static_cast<double>(per_source[s])));
-  const std::vector<Term> terms = terms_for(start, cases, std::set<int>(source_of.begin(), source_of.end()).size());
+  const std::vector<Term> terms = terms_for(start, cases, source_of);
   if (fitted_terms)
     for (const auto& t : terms) fitted_terms->push_back(t.name);
   constexpr double kGolden = 0.6180339887498949;
@@ -266,7 +283,7 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
   const RuntimeProfile base = unfitted(start);  // the stated terms only: a refit never starts from an earlier fit
   r.profile = fit_profile(base, cases, values, source_of, &r.fitted_terms);
   // Terms the fit pushed to a bound of their range: the data asked for more than the term can physically give.
-  for (const auto& t : terms_for(base, cases, std::set<int>(source_of.begin(), source_of.end()).size())) {
+  for (const auto& t : terms_for(base, cases, source_of)) {
     RuntimeProfile copy = r.profile;
     const double v = t.ref(copy);
     if (v <= t.lo * 1.02 || v >= t.hi / 1.02) r.at_bound.push_back(t.name);

@@ -88,9 +88,11 @@ const RuntimeProfile& profile_by_id(const std::vector<RuntimeProfile>& profiles,
   return profiles.front();
 }
 
-std::string runtime_for_engine(const std::string& engine, const std::vector<RuntimeProfile>& profiles) {
+std::string runtime_for_engine(const PublishedSource& source, const std::vector<RuntimeProfile>& profiles) {
   for (const auto& p : profiles)
-    if (std::find(p.engines.begin(), p.engines.end(), engine) != p.engines.end()) return p.id;
+    if (std::find(p.engines.begin(), p.engines.end(), source.engine) != p.engines.end() &&
+        p.covers_build(source.engine_version, source.date))
+      return p.id;
   return "generic";
 }
 
@@ -103,8 +105,8 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
     const PublishedRecord& rec = data.records[static_cast<size_t>(i)];
     if (!only_hw.empty() && rec.hw != only_hw) continue;
     auto skip = [&](const std::string& why) { out.skipped.push_back({i, why}); };
-    const std::string engine = data.sources[static_cast<size_t>(rec.source)].engine;
-    const RuntimeProfile& prof = profile(forced_runtime.empty() ? runtime_for_engine(engine, profiles) : forced_runtime);
+    const PublishedSource& source = data.sources[static_cast<size_t>(rec.source)];
+    const RuntimeProfile& prof = profile(forced_runtime.empty() ? runtime_for_engine(source, profiles) : forced_runtime);
     const ChipSpec* chip = chips.find(rec.hw);
     if (!chip) { skip("no chip card for '" + rec.hw + "'"); continue; }
     const auto model_id = model_card_id(rec.model, models);
@@ -240,7 +242,7 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   const double tpot = step + (b - 1) * riding(c.prefill_one) / O;
   if (c.metric == "tpot_s") return tpot;
   if (c.metric == "ttft_s") {
-    const double ttft = sum(c.prefill_one) + (b > 1 ? step : 0.0);
+    const double ttft = r.per_request_s + r.per_stream_s * c.concurrency + sum(c.prefill_one) + (b > 1 ? step : 0.0);
     if (c.concurrency <= b) return ttft;
     // More clients than the KV cache holds (a closed loop): by Little's law each client's cycle is
     // concurrency x request time / running; all of it beyond its own decode is waiting for a slot and prefill.

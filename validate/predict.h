@@ -50,8 +50,9 @@ std::optional<std::string> weight_format_of(const std::string& printed);
 // The profile of `profiles` with this id (the first, generic, when none has it).
 const RuntimeProfile& profile_by_id(const std::vector<RuntimeProfile>& profiles, const std::string& id);
 
-// Profile predicting each engine's records: the profile whose `engines` lists it, else "generic".
-std::string runtime_for_engine(const std::string& engine, const std::vector<RuntimeProfile>& profiles);
+// Profile predicting a source's records: the profile whose `engines` lists its engine and whose release range
+// covers its build (RuntimeProfile::covers_build), else "generic".
+std::string runtime_for_engine(const PublishedSource& source, const std::vector<RuntimeProfile>& profiles);
 
 // Builds the cases of every record (or those of `only_hw`) under `profile_of(record)`; the records the
 // analyzer cannot express are returned as skipped with the reason.

@@ -56,6 +56,15 @@ TEST_CASE("one request alone: TTFT is its prefill step, then one decode step per
   CHECK(c.ttft_each_s[0] == Approx(cost.seconds({{128, 0}}) + cost.seconds({{128, 128}}) + cost.seconds({{44, 256}})).epsilon(1e-12));
   // Two requests at once share steps: the step prices both slices together, less than the two apart.
   CHECK(cost.seconds({{1, 300}, {1, 500}}) < cost.seconds({{1, 300}}) + cost.seconds({{1, 500}}));
+  // A served runtime's client sees the first and the last token 15 ms + 3 ms x 1 in flight later; TPOT is the same.
+  RuntimeProfile served_profile = generic_profile(false);
+  served_profile.per_request_s = 0.015;
+  served_profile.per_stream_s = 0.003;
+  const StepCost served_cost(m, gpu(), bf16(), served_profile, 1);
+  const SimulationResult s = simulate(m, bf16(), one, policy(1e9), served_cost, {});
+  CHECK(s.ttft_each_s[0] == Approx(prefill + 0.018).epsilon(1e-12));
+  CHECK(s.e2e_each_s[0] == Approx(prefill + decode + 0.018).epsilon(1e-12));
+  CHECK(s.tpot_s.p50 == Approx(decode / 5).epsilon(1e-12));
 }
 
 TEST_CASE("one at a time with Poisson arrivals waits as M/D/1 says", "[analyzer][serving]") {

@@ -222,6 +222,17 @@ TEST_CASE("speed --runtime uses the same pass arithmetic as the published predic
   const double floor_s = (wb.total - wb.of(ParamClass::embeddings)) / (0.55 * 2.039e12) + 32 * 20e-6;
   CHECK(step > floor_s);
   CHECK(step < 1.05 * floor_s);
+  // A served runtime's TTFT: its delay per request (10 ms) and per request in flight (2 ms x batch) on top of the
+  // prefill; the decode is untouched.
+  p.per_request_s = 0.010;
+  p.per_stream_s = 0.002;
+  o.runtime = p;
+  o.batches = {1, 8};
+  const SpeedResult served = speed(m, chip, plan, o);
+  REQUIRE(served.points.size() == 2);
+  CHECK(served.points[0].ttft_s == Approx(served.points[0].prefill_s + 0.012));
+  CHECK(served.points[1].ttft_s == Approx(served.points[1].prefill_s + 0.026));
+  CHECK(served.points[0].tpot_s == Approx(step));
 }
 
 TEST_CASE("speed --runtime llama.cpp prices f16 prefill on a GeForce card at its fp16-accumulate peak, and says so", "[runtime]") {
@@ -300,6 +311,10 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   refused("serving_defaults: [{max_seqs: 8}]\n", "token_budget");
   refused("serving_defaults: [{max_seqs: 8, token_budget: 64, min_memory: 70}]\n", "min_memory_gib");
   refused("serving_defaults: [{max_seqs: 0, token_budget: 64}]\n", "max_seqs");
+  refused("release_from: latest\nrelease_date: 2025-03-18\n", "release_from");
+  refused("release_before: \"8\"\nrelease_date: 2025-03-18\n", "release_before");
+  refused("release_from: 0.8.0\n", "release_date");
+  refused("release_from: 0.8.0\nrelease_date: March 2025\n", "release_date");
   CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
   CHECK_THROWS_AS(hwdb::parse_runtime_card("[1, 2", "t.yaml"), InputError);     // not YAML
   // What the fit writes reads back to the same terms.
@@ -331,6 +346,46 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   odd.provenance["a key: with \"quotes\""] = std::string("tab\there, escape \x1b, bell \x07, \\ and \"");
   const RuntimeProfile odd_back = hwdb::parse_runtime_card(hwdb::runtime_card_yaml(odd, "h"), "odd.yaml");
   CHECK(odd_back.provenance.at("a key: with \"quotes\"") == odd.provenance.at("a key: with \"quotes\""));
+}
+
+TEST_CASE("runtime cards: a release range places each source's build (vLLM's V1 engine from 0.8.0)", "[runtime][cards]") {
+  RuntimeProfile v1, v0, any;
+  v1.release_from = v0.release_before = "0.8.0";
+  v1.release_date = v0.release_date = "2025-03-18";
+  // By the leading release number of engine_version, with or without a "v", whatever follows it.
+  for (const char* newer : {"0.8.0", "0.8.5 (rocm/vllm-dev image)", "v0.23.0", "0.19.1 (inferred: ...)", "1.0", "0.10.2"}) {
+    INFO(newer);
+    CHECK(v1.covers_build(newer, ""));
+    CHECK_FALSE(v0.covers_build(newer, "2020-01-01"));  // a printed release wins over the date
+  }
+  for (const char* older : {"0.7.3", "v0.6.6", "0.5.4 (docker image)", "0.3.0"}) {
+    INFO(older);
+    CHECK(v0.covers_build(older, "2026-01-01"));
+    CHECK_FALSE(v1.covers_build(older, ""));
+  }
+  // No release number ("unknown", a PR branch, "b1618", a bare year): the source's date against the boundary's.
+  CHECK(v0.covers_build("PR 2542 branch and master of 2024-01-22", "2024-01-22"));
+  CHECK(v1.covers_build("unknown", "2025-03-18"));
+  CHECK(v0.covers_build("unknown", "2025-03-17"));
+  CHECK(v0.covers_build("b1618", ""));  // neither: the older series
+  CHECK_FALSE(v1.covers_build("2025", ""));
+  CHECK(any.covers_build("0.1.0", ""));
+  CHECK(any.covers_build("", ""));
+  // The card's keys read back, and the real dataset's vLLM sources are split by them.
+  const auto all = hwdb::load_runtimes();
+  const RuntimeProfile card = hwdb::find_runtime(all, "vllm");
+  const RuntimeProfile back = hwdb::parse_runtime_card(hwdb::runtime_card_yaml(card, "h"), "round.yaml");
+  CHECK(back.release_from == "0.8.0");
+  CHECK(back.release_date == card.release_date);
+  const validate::PublishedDataset data = validate::load_published();
+  std::map<std::string, std::string> by_file;
+  for (const auto& src : data.sources)
+    if (src.engine == "vllm") by_file[src.file.substr(src.file.rfind('/') + 1)] = validate::runtime_for_engine(src, all);
+  CHECK(by_file.at("vllm-pr2542.yaml") == "vllm-v0");
+  CHECK(by_file.at("vllm-oracle-mi300x-llama-3.1-405b.yaml") == "vllm-v0");  // "unknown", dated 2024-10-10
+  CHECK(by_file.at("vllm-rocm-dev-docker-mi300x-v0.6.6.yaml") == "vllm-v0");
+  CHECK(by_file.at("vllm-rocm-dev-docker-mi300x-v0.8.5.yaml") == "vllm");
+  CHECK(by_file.at("vllm-wmx-l4-qwen2.5-0.5b.yaml") == "vllm");
 }
 
 TEST_CASE("runtime cards: vLLM's server limits follow its per-device defaults", "[runtime][serving]") {
@@ -583,6 +638,20 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
     CHECK(validate::predict_case(c, r) == Approx(12 * request / 4 - 99 * tpot));
     CHECK(validate::predict_case(c, r) == Approx(5.301).epsilon(0.001));
     CHECK(validate::predict_case(c, r) > 3 * ttft);
+  }
+  SECTION("a served runtime's TTFT adds its delay per request and per request in flight; nothing else moves") {
+    RuntimeRates served = r;
+    served.per_request_s = 0.018;
+    served.per_stream_s = 0.004;
+    c.metric = "ttft_s";  // 18 ms + 4 in flight x 4 ms = 34 ms before the prefill and its step
+    CHECK(validate::predict_case(c, served) == Approx(0.034 + 0.5 + step));
+    c.concurrency = 1;
+    c.batch = 1;
+    CHECK(validate::predict_case(c, served) == Approx(0.018 + 0.004 + 0.5));
+    for (const char* m : {"tpot_s", "throughput_tok_s", "request_s", "tg_tok_s"}) {
+      c.metric = m;
+      CHECK(validate::predict_case(c, served) == Approx(validate::predict_case(c, r)));
+    }
   }
 }
 
