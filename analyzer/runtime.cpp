@@ -194,8 +194,7 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
   r.prefill_attention_fraction = p.term_on("prefill_attention_fraction", p.prefill_attention_fraction, chip.architecture);
   r.per_layer_s = p.term_on("per_layer_s", p.per_layer_s, chip.architecture);
   r.per_step_s = p.per_step_s;
-  r.per_request_s = p.per_request_s;
-  r.per_stream_s = p.per_stream_s;
+  r.served = p.served;
   r.collective_latency_s = p.collective_latency_s;
   r.link_bw = link_bytes_per_s * p.bus_bandwidth_fraction;
   r.fp16_accumulate = p.fp16_accumulate;

@@ -6,6 +6,7 @@
 //   max(bytes / (datasheet bandwidth x fraction), FLOPs / (rate of its compute path))
 // divided by the tensor-parallel degree, plus the fixed costs per layer and per step, plus collectives.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -43,6 +44,19 @@ struct ErrorBand {
   int64_t records = 0;
 };
 
+// A served request's delay from its arrival to its first token outside the engine's passes, in every TTFT (and the
+// last token of every request) a client measures: per_request_s (HTTP, tokenizing, the hand-off to the engine and
+// back) plus per_stream_s for each request in flight (one frontend process handles every stream's tokens in turn,
+// so a new request waits behind them), counted up to stream_limit: the most requests in flight among the records
+// the terms were fitted on (beyond them the growth is not known, so it is not extrapolated).
+struct ServedDelay {
+  double per_request_s = 0, per_stream_s = 0, stream_limit = 0;
+  bool any() const { return per_request_s > 0 || per_stream_s > 0; }
+  double at(double streams) const {
+    return per_request_s + per_stream_s * (stream_limit > 0 ? std::min(streams, stream_limit) : streams);
+  }
+};
+
 struct RuntimeProfile {
   std::string id, name, description;
   std::vector<std::string> engines;  // engine names of published records this profile predicts
@@ -63,11 +77,7 @@ struct RuntimeProfile {
   double small_batch_fp32_multiple = 0;  // ... at this multiple of the chip's fp32 (vector-unit) peak
   double per_layer_s = 15e-6;            // fixed cost per layer per pass (launches, gaps, small ops)
   double per_step_s = 0;                 // fixed cost per pass (scheduler, sampling, host)
-  // A served request's delay from its arrival to its first token beyond the passes, in every TTFT a client measures:
-  // per_request_s (HTTP, tokenizing, the hand-off to the engine and back) plus per_stream_s for each request in
-  // flight (one frontend process handles every stream's tokens in turn, so a new request waits behind them).
-  double per_request_s = 0, per_stream_s = 0;
-  double served_delay_s(double streams) const { return per_request_s + per_stream_s * streams; }
+  ServedDelay served;                    // a served request's delay outside the passes (0 for in-process runs)
   // Streaming rate one compute unit (SM, CU, GPU core) sustains under this runtime's kernels, bytes/s (0: no limit).
   // A kernel keeps a fixed number of bytes in flight per unit, so by Little's law a chip streams at most
   // units x this rate: a chip with much bandwidth per unit (HBM: A100, H100, MI300X) reaches a smaller fraction of
@@ -153,7 +163,8 @@ struct RuntimeRates {
   double small_batch_tokens = 0, small_batch_flops = 0;
   double attention_fraction = 1, prefill_attention_fraction = 1;
   double float_bw = 0;                               // other ops and attention stream at the float rate
-  double per_layer_s = 0, per_step_s = 0, per_request_s = 0, per_stream_s = 0;
+  double per_layer_s = 0, per_step_s = 0;
+  ServedDelay served;
   double collective_latency_s = 0, link_bw = 0;      // link_bw: per direction x bus fraction (0: no link)
   bool fp16_accumulate = false;                      // the profile's f16 GEMMs accumulate in fp16 (CompactOp::peak_acc16)
 };

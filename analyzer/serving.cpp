@@ -16,8 +16,7 @@ namespace rooftop {
 StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp,
                    int64_t pp)
     : m_(m), chip_(chip), p_(p), tp_(tp), pp_(pp), moe_expert_fraction_(profile.moe_expert_fraction),
-      per_request_s_(profile.per_request_s),
-      per_stream_s_(profile.per_stream_s) {
+      served_(profile.served) {
   if (tp < 1 || pp < 1) throw InputError("tensor and pipeline degrees must be >= 1");
   double link = 0;
   if (tp > 1 || pp > 1) {
@@ -152,6 +151,10 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
                           const SchedulerPolicy& pol, const StepCost& cost, const SimulationOptions& o) {
   Scheduler sched(pol.limits(), kv_footprint(m, p, pol));
   std::vector<double> ttft(requests.size(), -1), done(requests.size(), -1);
+  // The server's delay of each request's tokens (ServedDelay), fixed at its first token by the
+  // requests then in flight; 0 for a request whose first token came with it (a disaggregated decode pool).
+  std::vector<double> delay(requests.size(), 0.0);
+  double last_seen = 0, last_release = 0;  // the last token a client received; the last client's next send
   ArrivalClock clock(requests, o.concurrency);
   double now = 0, kv_time_integral = 0, batch_sum = 0, peak_kv = 0;
   int64_t steps = 0;
@@ -182,18 +185,23 @@ SimulationResult simulate(const ModelSpec& m, const PrecisionPlan& p, const std:
     ++steps;
     peak_kv = std::max(peak_kv, sched.kv_fraction());
     timeline.emplace_back(now - first_arrival, sched.kv_fraction());
-    // The client sees each token the server's delay later than the step made it.
-    const double delay = cost.served_delay_s(static_cast<double>(slices.size()));
+    // The client sees each token of a request its delay later than the step made it.
     for (const StepOutput& out : sched.finish_step()) {
-      if (out.first) ttft[out.id] = now - clock.arrival(out.id) + delay;
+      if (out.first) {
+        delay[out.id] = cost.served_delay_s(static_cast<double>(slices.size()));
+        ttft[out.id] = now - clock.arrival(out.id) + delay[out.id];
+      }
       if (!out.finished) continue;
-      done[out.id] = now - clock.arrival(out.id) + delay;
+      done[out.id] = now - clock.arrival(out.id) + delay[out.id];
+      last_seen = std::max(last_seen, now + delay[out.id]);
       ++finished;
-      clock.completed(now);
+      // A closed-loop client sends its next request when it has the last token (release times kept in order).
+      last_release = std::max(last_release, now + delay[out.id]);
+      clock.completed(last_release);
     }
   }
 
-  SimulationResult res = summarize_serving(requests, ttft, done, now - first_arrival, o.slo_ttft_s, o.slo_tpot_s);
+  SimulationResult res = summarize_serving(requests, ttft, done, std::max(now, last_seen) - first_arrival, o.slo_ttft_s, o.slo_tpot_s);
   res.preemptions = sched.preemptions();
   res.prefix_hit_tokens = sched.prefix_hit_tokens();
   res.steps = steps;

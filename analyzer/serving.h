@@ -35,9 +35,8 @@ class StepCost {
   StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan& p, const RuntimeProfile& profile, int64_t tp,
            int64_t pp = 1);
   double seconds(const std::vector<StepSlice>& slices) const;
-  // The server's delay of a request's tokens outside the steps with `streams` requests in flight
-  // (RuntimeProfile::served_delay_s).
-  double served_delay_s(double streams) const { return per_request_s_ + per_stream_s_ * streams; }
+  // The server's delay of a request's tokens outside the steps with `streams` requests in flight (ServedDelay).
+  double served_delay_s(double streams) const { return served_.at(streams); }
 
  private:
   ModelSpec m_;
@@ -46,7 +45,7 @@ class StepCost {
   RuntimeRates rates_;
   int64_t tp_ = 1, pp_ = 1;
   double moe_expert_fraction_ = 1;
-  double per_request_s_ = 0, per_stream_s_ = 0;
+  ServedDelay served_;
   std::optional<CalibratedPricer> calibrated_;  // the `rooftop` runtime on a calibrated chip
   mutable std::unordered_map<int64_t, PassWork> weights_work_;  // by tokens in the step
   mutable std::unordered_map<uint64_t, std::vector<OpCost>> slice_work_;  // a slice's cache operations, by (new tokens, context)

@@ -603,7 +603,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     pt.weights_only_tokens_per_s = chip.memory_bandwidth_bytes_per_s * devices / wb * static_cast<double>(b);
     pt.compute_roof_tokens_per_s = r.peak_flops * devices / (2.0 * pc.active);
     pt.prefill_s = prefill_s;
-    pt.ttft_s = prefill_s + (use_profile ? prof.served_delay_s(static_cast<double>(b)) : 0.0);  // a served runtime's delay
+    pt.ttft_s = prefill_s + (use_profile ? prof.served.at(static_cast<double>(b)) : 0.0);  // a served runtime's delay
     pt.prefill_bound = prefill_bound;
     pt.request_s = pt.ttft_s + static_cast<double>(o.output_tokens - 1) * pt.tpot_s;
     if (r.has_price) {
@@ -672,10 +672,11 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       r.assumptions.push_back("calibrated: measured kernel rates and fixed per-layer/per-step costs from rooftop calibrate");
   }
   r.assumptions.push_back("TTFT = " +
-                          (use_profile && prof.per_request_s > 0
-                               ? "the server's delay per request (" + std::to_string(prof.per_request_s * 1e3).substr(0, 5) +
-                                     " ms + " + std::to_string(prof.per_stream_s * 1e3).substr(0, 5) +
-                                     " ms per request in flight, runtime " + prof.id + ") + "
+                          (use_profile && prof.served.any()
+                               ? "the server's delay per request (" + std::to_string(prof.served.per_request_s * 1e3).substr(0, 5) +
+                                     " ms + " + std::to_string(prof.served.per_stream_s * 1e3).substr(0, 5) +
+                                     " ms per request in flight up to " + std::to_string(std::lround(prof.served.stream_limit)) +
+                                     ", runtime " + prof.id + ") + "
                                : std::string()) +
                           "prefill of one prompt of " + std::to_string(o.prompt_tokens) + " tokens" +
                           (chunk_used > 0 ? " in chunks of " + std::to_string(chunk_used) : "") + ", no queueing");

@@ -110,7 +110,8 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
     const bool ok = v.size() > b + 2 && std::isdigit(static_cast<unsigned char>(v[b])) && v.find('.') != std::string::npos &&
                     std::all_of(v.begin() + static_cast<std::ptrdiff_t>(b), v.end(),
                                 [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
-    if (!ok) r.fail(n, k, "got '" + printable(v) + "'; expected a release number such as 0.8.0");
+    const bool parts = v.find("..") == std::string::npos && v.back() != '.' && v[b] != '.';  // no empty part
+    if (!ok || !parts) r.fail(n, k, "got '" + printable(v) + "'; expected a release number such as 0.8.0");
     return v;
   };
   const std::map<std::string, Setter> keys = {
@@ -135,8 +136,9 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"small_batch_fp32_multiple", [&](auto& n, auto& k) { p.small_batch_fp32_multiple = r.number(n, k, 0, 64, false); }},
       {"per_layer_s", [&](auto& n, auto& k) { p.per_layer_s = r.number(n, k, 0, 0.1, false); }},
       {"per_step_s", [&](auto& n, auto& k) { p.per_step_s = r.number(n, k, 0, 10, false); }},
-      {"per_request_s", [&](auto& n, auto& k) { p.per_request_s = r.number(n, k, 0, 10, false); }},
-      {"per_stream_s", [&](auto& n, auto& k) { p.per_stream_s = r.number(n, k, 0, 1, false); }},
+      {"per_request_s", [&](auto& n, auto& k) { p.served.per_request_s = r.number(n, k, 0, 10, false); }},
+      {"per_stream_s", [&](auto& n, auto& k) { p.served.per_stream_s = r.number(n, k, 0, 1, false); }},
+      {"per_stream_limit", [&](auto& n, auto& k) { p.served.stream_limit = r.number(n, k, 0, 1e7, false); }},
       {"unit_stream_bytes_per_s", [&](auto& n, auto& k) { p.unit_stream_bytes_per_s = r.number(n, k, 0, 1e13, false); }},
       {"attention_fraction", [&](auto& n, auto& k) { p.attention_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_attention_fraction", [&](auto& n, auto& k) { p.prefill_attention_fraction = r.number(n, k, 0, 1, true); }},
@@ -316,7 +318,9 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
     << (p.fp16_accumulate ? "\nfp16_accumulate: true" : "")
     << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
     << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch;
-  if (p.per_request_s > 0) y << "\nper_request_s: " << p.per_request_s << "\nper_stream_s: " << p.per_stream_s;
+  if (p.served.any())
+    y << "\nper_request_s: " << p.served.per_request_s << "\nper_stream_s: " << p.served.per_stream_s
+      << "\nper_stream_limit: " << p.served.stream_limit;
   if (!p.serving_defaults.empty()) {
     y << "\nserving_defaults:";
     for (const auto& d : p.serving_defaults) {

@@ -162,18 +162,15 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       return p.unit_stream_bytes_per_s;
     });
   scalar("per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; });
-  // A served request's fixed cost: fitted where the card states one (its TTFT records are a server's, measured by a
-  // client) and there are TTFT records (it acts on nothing else). TensorRT-LLM's trtllm-bench runs in process.
+  // A served request's delay (ServedDelay): fitted where the card states one (its TTFT records are a server's,
+  // measured by a client) and there are TTFT records (it acts on nothing else). TensorRT-LLM's trtllm-bench runs in
+  // process.
   std::set<int> ttft_sources;
   for (size_t i = 0; i < cases.size(); ++i)
     if (cases[i]->metric == "ttft_s") ttft_sources.insert(source_of[i]);
-  if (start.per_request_s > 0 && !ttft_sources.empty())
-  {
-    scalar("per_request_s", 1e-5, 0.2, [](RuntimeProfile& p) -> double& { return p.per_request_s; });
-    scalar("per_stream_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& {
-      if (p.per_stream_s == 0) p.per_stream_s = 1e-4;  // starts where it adds little (100 streams: 10 ms)
-      return p.per_stream_s;
-    });
+  if (start.served.any() && !ttft_sources.empty()) {
+    scalar("per_request_s", 1e-5, 0.2, [](RuntimeProfile& p) -> double& { return p.served.per_request_s; });
+    scalar("per_stream_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.served.per_stream_s; });
   }
   scalar("attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; });
   scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
@@ -199,8 +196,8 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.by_architecture.clear();
   u.per_layer_s = g.per_layer_s;
   u.per_step_s = g.per_step_s;
-  u.per_request_s = p.per_request_s > 0 ? 1e-3 : 0;  // a served runtime's refit starts from 1 ms
-  u.per_stream_s = 0;
+  // A served runtime's refit starts from 1 ms per request and 0.1 ms per stream (100 streams: 10 ms).
+  u.served = p.served.any() ? ServedDelay{1e-3, 1e-4, 0} : ServedDelay{};
   u.unit_stream_bytes_per_s = 0;
   u.attention_fraction = g.attention_fraction;
   u.prefill_attention_fraction = g.prefill_attention_fraction;
@@ -218,6 +215,10 @@ RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const 
                            std::vector<std::string>* fitted_terms) {
   RuntimeProfile p = start;
   if (cases.empty()) return p;
+  // A served delay grows with the requests in flight only as far as the TTFT records measured it.
+  if (p.served.any())
+    for (const RecordCase* c : cases)
+      if (c->metric == "ttft_s") p.served.stream_limit = std::max(p.served.stream_limit, std::min(c->concurrency, c->batch));
   std::map<int, int> per_source;
   for (int s : source_of) per_source[s]++;
   std::vector<double> weights;

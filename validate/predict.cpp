@@ -242,12 +242,14 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   const double tpot = step + (b - 1) * riding(c.prefill_one) / O;
   if (c.metric == "tpot_s") return tpot;
   if (c.metric == "ttft_s") {
-    const double ttft = r.per_request_s + r.per_stream_s * c.concurrency + sum(c.prefill_one) + (b > 1 ? step : 0.0);
-    if (c.concurrency <= b) return ttft;
+    // The server's delay, with the requests running beside it in flight, is added once, outside the engine's time.
+    const double served = r.served.at(std::min(c.concurrency, b));
+    const double ttft = sum(c.prefill_one) + (b > 1 ? step : 0.0);
+    if (c.concurrency <= b) return served + ttft;
     // More clients than the KV cache holds (a closed loop): by Little's law each client's cycle is
     // concurrency x request time / running; all of it beyond its own decode is waiting for a slot and prefill.
     const double request_s = ttft + (O - 1) * tpot;
-    return c.concurrency * request_s / b - (O - 1) * tpot;
+    return served + c.concurrency * request_s / b - (O - 1) * tpot;
   }
   // Static batch: the batch's prefill, then its output decode.
   const double batch_s = sum(c.prefill_batch) + decode_s;

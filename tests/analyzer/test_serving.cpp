@@ -58,8 +58,7 @@ TEST_CASE("one request alone: TTFT is its prefill step, then one decode step per
   CHECK(cost.seconds({{1, 300}, {1, 500}}) < cost.seconds({{1, 300}}) + cost.seconds({{1, 500}}));
   // A served runtime's client sees the first and the last token 15 ms + 3 ms x 1 in flight later; TPOT is the same.
   RuntimeProfile served_profile = generic_profile(false);
-  served_profile.per_request_s = 0.015;
-  served_profile.per_stream_s = 0.003;
+  served_profile.served = {0.015, 0.003, 0};
   const StepCost served_cost(m, gpu(), bf16(), served_profile, 1);
   const SimulationResult s = simulate(m, bf16(), one, policy(1e9), served_cost, {});
   CHECK(s.ttft_each_s[0] == Approx(prefill + 0.018).epsilon(1e-12));
@@ -122,6 +121,36 @@ TEST_CASE("a closed loop of one client serves requests back to back", "[analyzer
   const double sum = std::accumulate(r.e2e_each_s.begin(), r.e2e_each_s.end(), 0.0);
   CHECK(r.duration_s == Approx(sum).epsilon(1e-12));
   CHECK(r.e2e_each_s[0] == Approx(r.e2e_each_s[4]).epsilon(1e-12));  // each alone: the same time
+  // A served runtime: the client sends its next request when it has the last token, the delay (10 ms + 2 ms x 1)
+  // later; so each request takes 12 ms more and the loop 5 x 12 ms more.
+  RuntimeProfile served_profile = generic_profile(false);
+  served_profile.served = {0.010, 0.002, 0};
+  const SimulationResult s = simulate(m, bf16(), reqs, policy(1e9), StepCost(m, gpu(), bf16(), served_profile, 1), o);
+  CHECK(s.e2e_each_s[2] == Approx(r.e2e_each_s[2] + 0.012).epsilon(1e-12));
+  CHECK(s.duration_s == Approx(r.duration_s + 5 * 0.012).epsilon(1e-9));
+}
+
+TEST_CASE("a served runtime's delay is fixed per request at its first token: TPOT and the schedule are the same",
+          "[analyzer][serving]") {
+  const ModelSpec m = small_model();
+  // One long request among many short ones that arrive together: its first token comes with 40 in flight and its
+  // last with itself alone. Each request's delay (4 ms + 1 ms per request in flight at its first token, up to 16)
+  // moves its first and last token alike.
+  std::vector<ServingRequest> reqs = {{0, 64, 200}};
+  for (int i = 0; i < 39; ++i) reqs.push_back({0.001 * i, 64, 2});
+  RuntimeProfile served_profile = generic_profile(false);
+  served_profile.served = {0.004, 0.001, 16};
+  const SimulationResult plain = simulate(m, bf16(), reqs, policy(1e9), StepCost(m, gpu(), bf16(), generic_profile(false), 1), {});
+  const SimulationResult s = simulate(m, bf16(), reqs, policy(1e9), StepCost(m, gpu(), bf16(), served_profile, 1), {});
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const double d = s.ttft_each_s[i] - plain.ttft_each_s[i];
+    CHECK(d >= 0.004 + 0.001 - 1e-12);
+    CHECK(d <= 0.004 + 0.016 + 1e-12);  // at most 16 streams counted
+    CHECK(s.e2e_each_s[i] - plain.e2e_each_s[i] == Approx(d).epsilon(1e-9));
+    CHECK(s.e2e_each_s[i] >= s.ttft_each_s[i]);
+  }
+  CHECK(s.tpot_s.p50 == Approx(plain.tpot_s.p50).epsilon(1e-12));
+  CHECK(s.steps == plain.steps);
 }
 
 TEST_CASE("bad serving input gets one line", "[analyzer][serving]") {
