@@ -162,13 +162,10 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       return p.unit_stream_bytes_per_s;
     });
   scalar("per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; });
-  // A served request's delay (ServedDelay): fitted where the card states one (its TTFT records are a server's,
-  // measured by a client) and there are TTFT records (it acts on nothing else). TensorRT-LLM's trtllm-bench runs in
-  // process.
-  std::set<int> ttft_sources;
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (cases[i]->metric == "ttft_s") ttft_sources.insert(source_of[i]);
-  if (start.served.any() && !ttft_sources.empty()) {
+  // A served request's delay (ServedDelay): fitted where the card states one and records measured by a client of
+  // the server exist (it acts on nothing else). TensorRT-LLM's trtllm-bench runs in process.
+  const bool clients = std::any_of(cases.begin(), cases.end(), [](const RecordCase* c) { return c->client; });
+  if (start.served.any() && clients) {
     scalar("per_request_s", 1e-5, 0.2, [](RuntimeProfile& p) -> double& { return p.served.per_request_s; });
     scalar("per_stream_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.served.per_stream_s; });
   }
@@ -215,10 +212,10 @@ RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const 
                            std::vector<std::string>* fitted_terms) {
   RuntimeProfile p = start;
   if (cases.empty()) return p;
-  // A served delay grows with the requests in flight only as far as the TTFT records measured it.
+  // A served delay grows with the requests in flight only as far as the clients' records measured it.
   if (p.served.any())
     for (const RecordCase* c : cases)
-      if (c->metric == "ttft_s") p.served.stream_limit = std::max(p.served.stream_limit, std::min(c->concurrency, c->batch));
+      if (c->client) p.served.stream_limit = std::max(p.served.stream_limit, std::min(c->concurrency, c->batch));
   std::map<int, int> per_source;
   for (int s : source_of) per_source[s]++;
   std::vector<double> weights;

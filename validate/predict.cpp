@@ -157,6 +157,7 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
     const int64_t devices = tp * pp;
     // Devices beyond tp x pp hold replicas (data parallel): they multiply throughput, not latency.
     c.replicas = static_cast<double>(rec.hw_count / devices);
+    c.client = source.client;
     try {
       if (devices > 1) {
         if (chip->scaleup_bandwidth_bytes_per_s) c.link_bytes_per_s = *chip->scaleup_bandwidth_bytes_per_s / 2.0;
@@ -241,9 +242,10 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   // ride in the running steps (each adding its arithmetic); a new request's prefill joins one running step.
   const double tpot = step + (b - 1) * riding(c.prefill_one) / O;
   if (c.metric == "tpot_s") return tpot;
+  // A client of a server sees each request the server's delay later (with the requests running beside it in
+  // flight), added once, outside the engine's time; the engine's own benchmarks do not.
+  const double served = c.client ? r.served.at(std::min(c.concurrency, b)) : 0.0;
   if (c.metric == "ttft_s") {
-    // The server's delay, with the requests running beside it in flight, is added once, outside the engine's time.
-    const double served = r.served.at(std::min(c.concurrency, b));
     const double ttft = sum(c.prefill_one) + (b > 1 ? step : 0.0);
     if (c.concurrency <= b) return served + ttft;
     // More clients than the KV cache holds (a closed loop): by Little's law each client's cycle is
@@ -251,8 +253,8 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
     const double request_s = ttft + (O - 1) * tpot;
     return served + c.concurrency * request_s / b - (O - 1) * tpot;
   }
-  // Static batch: the batch's prefill, then its output decode.
-  const double batch_s = sum(c.prefill_batch) + decode_s;
+  // Static batch: the batch's prefill, then its output decode (and, for a client, the server's delay).
+  const double batch_s = sum(c.prefill_batch) + decode_s + served;
   // A rate-limited run delivers what is offered, up to what the chips sustain.
   const double offered = c.request_rate > 0 ? c.request_rate : 1e300;
   if (c.metric == "throughput_tok_s") return std::min(offered * O, c.replicas * b * O / batch_s);

@@ -28,6 +28,7 @@ struct RecordCase {
   double concurrency = 1;                     // sequences in flight (stated); above `batch` the rest wait in a queue
   double request_rate = 0;        // requests/s offered (0: as fast as it can)
   double replicas = 1;            // copies of the tp x pp group (hw_count / (tp x pp)): throughput scales with them
+  bool client = false;            // measured by a client of a server: its times carry the server's delay
   std::vector<CompactPass> window;  // decode steps at the window's start, middle and end (Simpson: 1, 4, 1)
   std::vector<CompactPass> prefill_one, prefill_batch;  // one prompt; the batch's prompts (chunked)
 };

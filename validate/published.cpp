@@ -23,7 +23,7 @@ namespace rooftop::validate {
 namespace {
 
 const std::set<std::string> kSourceKeys = {"url", "title", "where", "date"};
-const std::set<std::string> kTopKeys = {"source", "engine", "engine_version", "records"};
+const std::set<std::string> kTopKeys = {"source", "engine", "engine_version", "harness", "records"};
 const std::set<std::string> kRecordKeys = {"hw", "hw_count", "tp", "pp", "interconnect", "power_limit_w", "model", "weights", "kv",
                                            "batch", "request_rate", "prompt_tokens", "output_tokens", "metric", "value",
                                            "value_as_printed", "notes"};
@@ -112,6 +112,12 @@ void parse_published(std::string_view yaml_text, const std::string& file, Publis
   if (!is_null(src["date"])) s.date = text(src["date"], w, "source.date");
   s.engine = text(root["engine"], w, "engine");
   s.engine_version = root["engine_version"] && !is_null(root["engine_version"]) ? text(root["engine_version"], w, "engine_version") : "unknown";
+  if (root["harness"]) {
+    const std::string h = text(root["harness"], w, "harness");
+    if (h != "client" && h != "in_process")
+      w.fail(root["harness"], "harness", "got '" + printable(h) + "'; expected client (a client of a server measured it) or in_process");
+    s.client = h == "client";
+  }
   const YAML::Node recs = root["records"];
   if (!recs.IsSequence() || recs.size() == 0) w.fail(recs, "records", "expected a non-empty list");
 

@@ -13,6 +13,9 @@ struct PublishedSource {
   std::string file;  // the YAML file it was read from
   std::string url, title, where, date;
   std::string engine, engine_version;
+  // harness: client: a client of the engine's server measured it (vllm bench serve, genai-perf), so its times
+  // carry the server's delay (ServedDelay); in_process (the default): the engine's own benchmark.
+  bool client = false;
 };
 
 struct PublishedRecord {

@@ -102,6 +102,12 @@ TEST_CASE("published: missing, unknown or out-of-range entries are refused with 
   CHECK_THAT(refusal("records: [1, 2"), Catch::Contains("not valid YAML"));
   CHECK_THAT(refusal("[[[[[[[["), Catch::Contains("x.yaml"));
   CHECK_THAT(refusal(std::string(kGood) + "engine: vllm\n"), Catch::Contains("duplicate key"));
+  CHECK_THAT(refusal(std::string(kGood) + "harness: http\n"), Catch::Contains("harness: got 'http'"));
+  PublishedDataset d;
+  parse_published(std::string(kGood) + "harness: client\n", "c.yaml", d);
+  parse_published(kGood, "p.yaml", d);
+  CHECK(d.sources[0].client);
+  CHECK_FALSE(d.sources[1].client);  // the default: the engine's own benchmark
 }
 
 TEST_CASE("published: the same conditions twice are flagged as duplicates") {

@@ -650,10 +650,12 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
     CHECK(validate::predict_case(c, r) == Approx(5.301).epsilon(0.001));
     CHECK(validate::predict_case(c, r) > 3 * ttft);
   }
-  SECTION("a served runtime's TTFT adds its delay per request and per request in flight, once") {
+  SECTION("a client of a served runtime sees its delay per request and per request in flight, once") {
     RuntimeRates served = r;
     served.served = {0.018, 0.004, 0};
-    c.metric = "ttft_s";  // 18 ms + 4 in flight x 4 ms = 34 ms before the prefill and its step
+    c.metric = "ttft_s";
+    CHECK(validate::predict_case(c, served) == Approx(0.5 + step));  // the engine's own benchmark: no server
+    c.client = true;  // 18 ms + 4 in flight x 4 ms = 34 ms before the prefill and its step
     CHECK(validate::predict_case(c, served) == Approx(0.034 + 0.5 + step));
     // 12 clients, 4 running: the delay counts the 4 in flight and is added once after Little's law (5.301 s above)
     c.concurrency = 12;
@@ -662,10 +664,12 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
     c.concurrency = 1;
     c.batch = 1;
     CHECK(validate::predict_case(c, served) == Approx(0.018 + 0.004 + 0.5));
-    // The other metrics are engine time: a record does not say whether its source's end-to-end and throughput
-    // figures were taken by a client of a server (vllm bench serve) or in process (benchmark_latency), so the
-    // delay is not in them (docs/runtime-profiles.md, 2026-12-05).
-    for (const char* m : {"tpot_s", "throughput_tok_s", "request_s", "tg_tok_s"}) {
+    // A request's time and the throughput carry it too (2 s of prefill + 99 x 13 ms + 22 ms); TPOT does not.
+    c.metric = "request_s";
+    CHECK(validate::predict_case(c, served) == Approx(2.0 + 99 * step + 0.022));
+    c.metric = "throughput_tok_s";
+    CHECK(validate::predict_case(c, served) == Approx(100 / (2.0 + 99 * step + 0.022)));
+    for (const char* m : {"tpot_s", "tg_tok_s"}) {
       c.metric = m;
       CHECK(validate::predict_case(c, served) == Approx(validate::predict_case(c, r)));
     }
