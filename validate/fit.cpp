@@ -70,9 +70,7 @@ double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases
   return l;
 }
 
-std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases,
-                            const std::vector<int>& source_of) {
-  const size_t sources = std::set<int>(source_of.begin(), source_of.end()).size();
+std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases, size_t sources) {
   std::vector<Term> terms;
   // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
   // adjustment ("*/<vendor>"); each architecture's adjustment ("*/<architecture>"); then a cell of its own for a
@@ -220,7 +218,7 @@ RuntimeProfile fit_profile(const RuntimeProfile& start, const std::vector<const 
   for (int s : source_of) per_source[s]++;
   std::vector<double> weights;
   for (int s : source_of) weights.push_back(1.0 / std::sqrt(static_cast<double>(per_source[s])));
-  const std::vector<Term> terms = terms_for(start, cases, source_of);
+  const std::vector<Term> terms = terms_for(start, cases, std::set<int>(source_of.begin(), source_of.end()).size());
   if (fitted_terms)
     for (const auto& t : terms) fitted_terms->push_back(t.name);
   constexpr double kGolden = 0.6180339887498949;
@@ -281,7 +279,7 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
   const RuntimeProfile base = unfitted(start);  // the stated terms only: a refit never starts from an earlier fit
   r.profile = fit_profile(base, cases, values, source_of, &r.fitted_terms);
   // Terms the fit pushed to a bound of their range: the data asked for more than the term can physically give.
-  for (const auto& t : terms_for(base, cases, source_of)) {
+  for (const auto& t : terms_for(base, cases, std::set<int>(source_of.begin(), source_of.end()).size())) {
     RuntimeProfile copy = r.profile;
     const double v = t.ref(copy);
     if (v <= t.lo * 1.02 || v >= t.hi / 1.02) r.at_bound.push_back(t.name);
