@@ -87,6 +87,11 @@ bool CalibratedRates::set(std::string_view key, double value) {
     if (key == name) return overhead.*member = value, true;
   if (value == 0) return false;  // a rate of 0 is no measurement (a fixed cost of 0 is one: no cost seen)
   if (key == "cache_resident_bytes") return cache_resident_bytes = value, true;
+  if (constexpr std::string_view kMinTokens = "_min_tokens"; starts(key, "gemm_") && ends(key, kMinTokens)) {
+    const std::string_view fmt = key.substr(5, key.size() - 5 - kMinTokens.size());
+    if (fmt.empty() || format_prefix(fmt) != fmt || value != std::floor(value)) return false;
+    return formats[find_format(fmt).name].gemm.min_tokens = value, true;
+  }
   auto report = [&] { return reported[std::string(key)] = value, true; };
   // Figures shown only: whole-machine bandwidths and GPU power.
   for (std::string_view k : {"memory_bandwidth_1thread_bytes_per_s", "device_memory_bytes", "power_watts_during_decode",
@@ -201,6 +206,7 @@ std::map<std::string, double> CalibratedRates::entries() const {
     put(base + "_marginal_large_flops_per_s", f.gemm.marginal_large_flops_per_s);
     put(base + "_act_bytes_per_s", f.gemm.act_bytes_per_s);
     put(base + "_dram_bytes_per_s", f.gemm.dram_bytes_per_s);
+    put(base + "_min_tokens", f.gemm.min_tokens);
   }
   for (const auto& [name, v] : attention_bytes_per_s) put("attention_" + key_format(name) + "_bytes_per_s", v);
   put("attention_prefill_f32_flops_per_s", attention_prefill_flops_per_s);

@@ -42,6 +42,9 @@ struct GemmRates {
   // "gemm_<fmt>_dram_bytes_per_s": weight bytes/s of the extra time a GEMM takes when its weights come from DRAM
   // rather than the cache the other figures were measured in (n = 16, cycled copies against one matrix)
   double dram_bytes_per_s = 0;
+  // "gemm_<fmt>_min_tokens": the fewest tokens the engine's kernels run this format's matmul as the GEMM
+  // (kernels::gemm_min_tokens on the calibrated machine); fewer run as GEMV rows. 0: not recorded (kCpuGemvMaxTokens + 1).
+  double min_tokens = 0;
   bool has_pack_model() const { return pack_bytes_per_s > 0 && marginal_flops_per_s > 0; }
 };
 

@@ -101,8 +101,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
     // The op's own token count (its FLOPs over 2 per weight): a prefill's LM head computes one token's logits.
     const double values = op.kind == "matmul" ? op.weight_bytes / find_format(op.weight_format).bytes_per_value() : 0.0;
     const double op_tokens = values > 0 ? op.flops / (2.0 * values) : tokens;
-    // The engine runs a matmul of at most kCpuGemvMaxTokens tokens as GEMVs, inside a prefill too.
-    const bool gemv = decode || (op.kind == "matmul" && op_tokens <= kCpuGemvMaxTokens + 1e-9);
+    // The engine runs a matmul of fewer tokens than its kernels' GEMM threshold for the format as GEMVs, inside a
+    // prefill too: the threshold calibrate recorded, else kCpuGemvMaxTokens + 1.
+    const double gemv_max = f.gemm.min_tokens > 0 ? f.gemm.min_tokens - 1 : kCpuGemvMaxTokens;
+    const bool gemv = decode || (op.kind == "matmul" && op_tokens <= gemv_max + 1e-9);
     if (op.kind == "matmul" && gemv) {
       if (!decode) tokens = std::max(1.0, std::round(op_tokens));
       // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the

@@ -8,7 +8,6 @@
 #include <cmath>
 
 #include "base/errors.h"
-#include "kernels/cpu/dispatch.h"  // kSmallGemmMaxN
 #include "kernels/cpu/fused.h"
 
 namespace rooftop::engine {
@@ -315,12 +314,13 @@ std::span<const float> Forward::decode(int32_t token) {
   return {logits_.data(), size_t(c.vocab)};
 }
 
-// A matmul of n tokens: up to kSmallGemmMaxN the batched GEMV that decode runs (int8 activations where the format
-// has an integer dot, each weight row read once for all n), more the GEMM. The GEMM's own path for so few tokens
-// keeps fp32 activations and dequantizes each row: a 2-8 token prompt took 3x its decode step's time (this VM,
+// A matmul of n tokens: below the kernels' GEMM threshold for W's format (kernels::gemm_min_tokens: 9, or the amx
+// table's 7-17 by format) the batched GEMV that decode runs (int8 activations where the format has an integer dot,
+// each weight row read once per group of tokens), from it the GEMM. The GEMM's own path for so few tokens keeps
+// fp32 activations and dequantizes each row: a 2-8 token prompt took 3x its decode step's time (this VM,
 // smollm2-360m q4_0: 8 tokens 89 ms against 67 ms for 9 through the GEMM).
 void Forward::matmul(const kernels::WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) const {
-  if (!fp32_activations_ && n <= kernels::kSmallGemmMaxN) kernels::gemv_batch(W, X, n, Y, pool_);
+  if (!fp32_activations_ && n < kernels::gemm_min_tokens(W.format, W.k)) kernels::gemv_batch(W, X, n, Y, pool_);
   else kernels::gemm(W, X, n, Y, pool_);
 }
 

@@ -51,8 +51,8 @@ class Forward {
   // the step of one slice.
   std::span<const float> step(std::span<const SeqTokens> slices);
 
-  // fp32 activations in every matmul of at most kernels::kSmallGemmMaxN tokens (decode, short prompts and steps:
-  // the GEMM kernel's multi-row path) instead of int8-quantized activations in the batched GEMV: slower, used to
+  // fp32 activations in every matmul (decode, short prompts and steps: the GEMM kernel's multi-row path below
+  // kSmallGemmMaxN + 1 tokens) instead of int8-quantized activations in the batched GEMV: slower, used to
   // measure what the int8 rounding alone changes (tests).
   void set_fp32_activations(bool on) { fp32_activations_ = on; }
   // Accumulate each prefill's stage times into *stages (null: no clock reads).

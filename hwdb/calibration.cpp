@@ -93,6 +93,13 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
       }
     }
   }
+  if (j.contains("gemm_min_tokens"))
+    for (const auto& [fmt, v] : object(j, "gemm_min_tokens", "").items()) {
+      const double n = number(j.at("gemm_min_tokens"), fmt, "gemm_min_tokens.", false);
+      if (!(n >= 1 && n <= 1e6 && n == std::floor(n)))
+        throw Rejected{"gemm_min_tokens." + fmt + " is " + std::to_string(n) + "; expected a whole number of tokens from 1"};
+      set("gemm_" + fmt + "_min_tokens", n);
+    }
   if (j.contains("cache_resident_bytes")) {
     const double resident = number(j, "cache_resident_bytes", "", false);
     if (!(resident > 0)) throw Rejected{"cache_resident_bytes is " + std::to_string(resident) + "; expected a size above 0"};

@@ -322,6 +322,10 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       }
   // Prefill GEMM (n = 128): f32 and the int8-friendly formats; OpenBLAS at the same shapes.
   using F = kernels::WeightFormat;
+  // The kernel table's GEMM threshold of every format (not a measurement: the analyzer must price a short prompt's
+  // matmuls as the kernels run them, GEMV rows or the GEMM), at the row length of the calibrated shape.
+  for (F f : {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q5_1, F::q4_k, F::q5_k, F::q6_k})
+    rec.gemm_min_tokens[kernels::format_name(f)] = kernels::gemm_min_tokens(f, llama8b_ffn().k);
   std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
   if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q4_k, F::q5_k, F::q6_k};
   if (refresh) gemm_formats = opt.refresh_prefill ? opt.refresh_formats : std::vector<F>{};

@@ -1,5 +1,6 @@
 // The record of one calibration run and its JSON (microbench/calibration_schema.md), plus the atomic writer.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct CalibrationRecord {
   double cache_resident_bytes = 0;  // the sweep's largest working set read clearly faster than DRAM; 0: unknown
   std::vector<PeakResult> peaks;
   std::vector<KernelResult> kernels;
+  // Per kernel format name ("q4_0"): the fewest tokens the kernels run its matmul as the GEMM (kernels::gemm_min_tokens)
+  std::map<std::string, int64_t> gemm_min_tokens;
   OverheadResult overhead;
   std::vector<std::string> notes;  // what was skipped and why; figures whose spread is wide
   double duration_s = 0;

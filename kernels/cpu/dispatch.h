@@ -55,6 +55,13 @@ struct KernelTable {
   // buffer first); otherwise xq[i] is token i quantized, used for the integer-dot formats like gemv_rows.
   void (*gemm_small_rows)(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
                           int64_t r0, int64_t r1) = nullptr;
+  // Fewest tokens for which the tiled GEMM beats gemv_batch's multi-RHS GEMV rows (int8 activations where the
+  // format has an integer dot, each weight block read once per group of 8 tokens) on W (format f, rows of k
+  // values): the engine's matmuls of fewer tokens run gemv_batch. gemm() itself (fp32 activations) runs the GEMV
+  // rows below min(this, kSmallGemmMaxN + 1). The GEMM's cost is nearly flat at small n (every weight is converted
+  // once) while the GEMV rows' grows with n, so where the conversion is cheap against the GEMV's dot products the
+  // GEMM wins sooner. nullptr: kSmallGemmMaxN + 1 (the tables tuned at n = 128 only).
+  int64_t (*gemm_min_tokens)(WeightFormat f, int64_t k) = nullptr;
   // Helpers for attention: dot products and y += a * x over n values, x in fp32 or fp16.
   float (*dot_f32)(const float* a, const float* b, int64_t n) = nullptr;
   float (*dot_f16)(const uint16_t* a, const float* b, int64_t n) = nullptr;
@@ -87,6 +94,11 @@ KernelTable make_amx_kernels();
 // Loads this thread's AMX tile configuration (8 tiles of 16 rows x 64 bytes), once per thread; every AMX user in the
 // project uses this one layout. Only where isa_supported(Isa::amx), which has asked the OS for the tile state.
 void amx_configure_thread();
+
+// tab.gemm_min_tokens(f, k), or its default kSmallGemmMaxN + 1.
+inline int64_t gemm_min_tokens(const KernelTable& tab, WeightFormat f, int64_t k) {
+  return tab.gemm_min_tokens ? tab.gemm_min_tokens(f, k) : kSmallGemmMaxN + 1;
+}
 
 // Words of the AMX GEMM's bf16 copy of X (n, k): n rounded up to groups of 16 tokens, two values per word.
 inline int64_t x_bf16_words(int64_t n, int64_t k) { return (n + 15) / 16 * 16 * k / 2; }

@@ -2,9 +2,10 @@
 //
 // Napkin math: 2*n*m*k FLOPs; each weight byte is read once and each panel reused across all n tokens,
 // so for n >= ~64 the kernel is compute-bound (FMA throughput), unlike the decode GEMV.
-// For n <= kSmallGemmMaxN (8) panel packing would dominate, so gemm and gemv_batch run a multi-RHS GEMV
-// instead: each weight row (block) is loaded once and applied to all n tokens; time ~ W.bytes() / bandwidth
-// until the n-fold dot work catches up (measured: q4_1 14336x4096 gemv_batch n=4 ~1.25x one gemv).
+// Below the table's gemm_min_tokens (9 by default) panel packing would dominate, so gemm and gemv_batch run a
+// multi-RHS GEMV instead: each weight row (block) is loaded once and applied to a group of up to 8 tokens; time
+// ~ W.bytes() / bandwidth until the n-fold dot work catches up (measured: q4_1 14336x4096 gemv_batch n=4 ~1.25x
+// one gemv).
 #include <algorithm>
 #include <vector>
 
@@ -38,10 +39,13 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
     return;
   }
   const KernelTable& t = active_kernels();
-  if (n <= kSmallGemmMaxN) {  // decode-sized batch: multi-RHS GEMV, no panel packing
+  // Decode-sized batch: multi-RHS GEMV rows, no panel packing. Their fp32 activations dequantize every row, so
+  // beyond kSmallGemmMaxN tokens the tiled GEMM is faster for every format; the int8 GEMV rows that beat it
+  // further (below gemm_min_tokens) are gemv_batch's.
+  if (n < std::min(gemm_min_tokens(t, W.format, W.k), kSmallGemmMaxN + 1)) {
     const float* xp = X.data();
     float* yp = Y.data();
-    pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) { t.gemm_small_rows(W, xp, n, nullptr, yp, r0, r1); });
+    pool.parallel_for(W.m, [&](int64_t r0, int64_t r1, int) { batch_rows(t, W, xp, n, nullptr, yp, r0, r1); });
     return;
   }
   const int64_t per = t.gemm_cols_per_task, tasks = (W.m + per - 1) / per;
@@ -79,6 +83,8 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
   pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) { t.gemm_cols(W, xp, n, yp, b * per, std::min(W.m, e * per)); },
                     kTaskChunks);
 }
+
+int64_t gemm_min_tokens(WeightFormat f, int64_t k) { return gemm_min_tokens(active_kernels(), f, k); }
 
 void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool) {
   check_gemm("gemv_batch", W, X, n, Y);

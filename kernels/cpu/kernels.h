@@ -49,9 +49,14 @@ void gemm(const WeightView& W, std::span<const float> X, int64_t n, std::span<fl
 void gemm_ref(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y);
 
 // Batched decode: Y (n, m) row i = gemv(W, X row i) up to float reassociation (same q8 activations for the
-// integer-dot formats), with each weight block read once for up to 8 tokens. Use it for small n; gemm keeps
-// fp32 activations.
+// integer-dot formats), with each weight block read once for a group of up to 8 tokens (more tokens: groups over
+// cache-sized row slices). Use it below gemm_min_tokens; gemm keeps fp32 activations.
 void gemv_batch(const WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y, ThreadPool& pool);
+
+// The fewest tokens for which the active kernels' tiled GEMM is faster than gemv_batch on W (format f, rows of k
+// values): 9 on most tables; the amx table's own per format (kernels_avx512.cpp). A prefill's matmul of fewer tokens
+// runs gemv_batch. gemm() runs its own (fp32) GEMV rows below min(this, kSmallGemmMaxN + 1).
+int64_t gemm_min_tokens(WeightFormat f, int64_t k);
 
 // KV cache layout for one layer: K and V are (t_capacity, hk, d) rows, position-major; kv_f16 selects
 // fp16 storage (uint16_t halves) instead of fp32.

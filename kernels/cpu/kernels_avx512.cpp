@@ -550,6 +550,28 @@ void gemm_cols_xbf16(const WeightView& W, const uint32_t* Xv, int64_t n, float* 
   }
 }
 
+// The tiled GEMM's conversion of every weight to bf16 costs about the same at 1 token as at 16, while GEMV rows
+// cost n dot products per weight: the crossover is where n dots outweigh one conversion, earliest for the formats
+// whose GEMV rows are slowest per token (floats, k-quants) and latest for the 4-bit legacy blocks whose integer
+// dots are cheapest. Measured on this project's AMX VM (Xeon, 2 vCPUs), gemv_batch against gemm at FFN shapes
+// 2560 x 1024, 5632 x 2048 and 14336 x 4096, medians of 7 (docs/engine-speed.md, 2026-12-05): the first n where the
+// tiled GEMM was as fast on the two smaller shapes (the larger one, weights from DRAM, favours the GEMV longer).
+int64_t amx_gemm_min_tokens(WeightFormat f, int64_t k) {
+  if (!amx_takes(f, k)) return kSmallGemmMaxN + 1;
+  switch (f) {
+    case WeightFormat::f16: case WeightFormat::bf16: return 7;
+    // f32 weights keep fp32 products up to 8 tokens (the tiled GEMM rounds both operands to bf16), though the
+    // GEMM was faster from 7 here too.
+    case WeightFormat::f32: return kSmallGemmMaxN + 1;
+    case WeightFormat::q5_k: case WeightFormat::q6_k: return 8;
+    case WeightFormat::q4_k: return 9;
+    case WeightFormat::q5_0: case WeightFormat::q5_1: return 12;
+    case WeightFormat::q8_0: return 13;
+    case WeightFormat::q4_0: case WeightFormat::q4_1: return 17;
+  }
+  return kSmallGemmMaxN + 1;
+}
+
 // gemm_cols without a shared Xv: this call's own copy of X (odd float widths: the vdpbf16ps GEMM).
 void gemm_cols_amx(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
   if (!amx_takes(W.format, W.k)) return gemm_cols_bf16(W, X, n, Y, j0, j1);
@@ -844,6 +866,7 @@ KernelTable make_amx_kernels() {
   t.pack_x_bf16 = pack_x_bf16;
   t.gemm_cols_xbf16 = gemm_cols_xbf16;
   t.gemm_cols_per_task = kAmxRB;
+  t.gemm_min_tokens = amx_gemm_min_tokens;
   return t;
 }
 }  // namespace rooftop::kernels

@@ -324,6 +324,38 @@ TEST_CASE("a prefill's LM head (one token's logits) is priced as the GEMV the en
   CHECK(head == Approx(op_seconds(r.points.at(0), "lm_head")).epsilon(1e-9));  // as in a decode step
 }
 
+TEST_CASE("a prompt below the kernels' recorded GEMM threshold for its format is priced as the GEMV rows the engine runs", "[speed]") {
+  ChipSpec c = cpu_with_width_rates();
+  REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 1e9));  // slow: a GEMM would cost 0.625 B x weights / 1e9 to pack
+  REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
+  const ModelSpec m = test::smollm2_135m();
+  auto ffn_s = [&](int64_t prompt) {
+    SpeedOptions o;
+    o.batches = {1};
+    o.prompt_tokens = prompt;
+    o.output_tokens = 1;
+    const SpeedResult r = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
+    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+      if (r.prefill_ops[i].name == "ffn") return r.prefill_op_s.at(i);
+    FAIL("no ffn op in the prefill");
+    return 0.0;
+  };
+  // No threshold recorded: 12 tokens run the GEMM (more than kCpuGemvMaxTokens), at least the FFN's pack time:
+  // 3 x 1536 x 576 x 30 weights x 0.625 B / 1e9 B/s = 49.8 ms.
+  const double as_gemm = ffn_s(12);
+  CHECK(as_gemm > 49.7e-3);
+  // The amx table's q4_1 threshold (17): 12 tokens run as GEMV rows, 12 tokens' FLOPs at the per-width arithmetic
+  // rates of the single-token kernel (the fixture's only GEMV kind): 12 x 159,252,480 x (2/3 / 20e9 + 1/3 / 60e9).
+  REQUIRE(c.measured.set("gemm_q4_1_min_tokens", 17));
+  CHECK(c.measured.get("gemm_q4_1_min_tokens") == 17);
+  const double ffn_flops = 2.0 * 3 * 1536 * 576 * 30;
+  CHECK(ffn_s(12) == Approx(12 * ffn_flops * (2.0 / 3 / 20e9 + 1.0 / 3 / 60e9)).epsilon(1e-9));
+  CHECK(ffn_s(17) > 49.7e-3);  // at the threshold: the GEMM again
+  // Not a whole number of tokens, or an unknown format: refused.
+  CHECK_FALSE(c.measured.set("gemm_q4_1_min_tokens", 8.5));
+  CHECK_FALSE(c.measured.set("gemm_q9_9_min_tokens", 8));
+}
+
 TEST_CASE("prefill attention with a measured row cost: each (token, head) row's fixed work plus FLOPs at the marginal rate", "[speed]") {
   ChipSpec c = cpu_with_width_rates();
   REQUIRE(c.measured.set("attention_f32_bytes_per_s", 1e15));  // the reads never bind here

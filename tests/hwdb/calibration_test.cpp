@@ -224,3 +224,20 @@ TEST_CASE("the cache-resident size is read when present; 0 or negative refuses t
     CHECK(why.find("cache_resident_bytes") != std::string::npos);
   }
 }
+
+TEST_CASE("the kernels' GEMM thresholds are read per format; a fraction, 0 or an unknown format refuses the file", "[hwdb][calibration]") {
+  ChipSpec cpu = made_up_cpu();
+  std::string why;
+  auto j = calibration_json("Made-up EPYC|2|25", random_figures(23));
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.get("gemm_q4_0_min_tokens") == std::nullopt);  // an older file
+  j["gemm_min_tokens"] = {{"q4_0", 17}, {"f16", 7}};
+  const ChipSpec c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
+  CHECK(c.measured.get("gemm_q4_0_min_tokens") == 17);
+  CHECK(c.measured.format("fp16")->gemm.min_tokens == 7);  // the kernels' "f16" is the analyzer's fp16
+  CHECK(c.provenance.count("gemm_f16_min_tokens") == 1);
+  for (const auto& [fmt, bad] : std::vector<std::pair<std::string, double>>{{"q4_0", 7.5}, {"q4_0", 0}, {"q4_0", -3}, {"q9_9", 8}}) {
+    j["gemm_min_tokens"] = {{fmt, bad}};
+    CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
+    CHECK(why.find(fmt) != std::string::npos);
+  }
+}

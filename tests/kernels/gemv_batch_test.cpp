@@ -126,7 +126,7 @@ TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA
   ThreadPool pool(2);
   for (WeightFormat f : all_formats()) {
     const bool q8 = gemv_uses_q8_activations(f);
-    for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9}) {
+    for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 12, 17}) {  // 12, 17: either side of the amx table's GEMM thresholds
       for (int64_t k0 : {32, 288, 1056}) {  // 9 blocks: one 8-block step + tail; 33 blocks: two 16-block groups + tail
         const int64_t k = round_k(f, k0), m = 19;
         TestWeights w = make_weights(rng, f, m, k);
@@ -156,10 +156,11 @@ TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA
         check(w.view, X, n, Y, ref, q8, "gemv_batch");
         std::fill(Y.begin(), Y.end(), 12345.0f);
         gemm(w.view, X, n, Y, pool);
-        // gemm: fp32 activations up to kSmallGemmMaxN tokens; above, the active table's tiled GEMM (int8 activations
-        // for the formats its int8 GEMM takes, bf16 operands for the rest on avx512_bf16 machines)
+        // gemm: fp32 activations below min(the active table's GEMM threshold for the format, kSmallGemmMaxN + 1);
+        // from it, the tiled GEMM (int8 activations for the formats its int8 GEMM takes, bf16 operands for the rest
+        // on avx512_bf16 machines)
         const KernelTable& a = active_kernels();
-        const bool tiled = n > kSmallGemmMaxN, tiled_q8 = tiled && a.gemm_uses_q8 && a.gemm_uses_q8(w.view.format);
+        const bool tiled = n >= std::min(gemm_min_tokens(a, w.view.format, k), kSmallGemmMaxN + 1), tiled_q8 = tiled && a.gemm_uses_q8 && a.gemm_uses_q8(w.view.format);
         check(w.view, X, n, Y, ref, tiled_q8, "gemm", tiled && !tiled_q8 ? a.gemm_operand_rounding : 0.0);
       }
     }
