@@ -18,10 +18,10 @@ double rate_at_width(const WidthRates& rates, double k) {
   return lo->second + f * (hi->second - lo->second);
 }
 
-const GemvRates& FormatRates::gemv_for(double tokens) const {
-  if (tokens >= 16 && batch16.measured()) return batch16;
-  if (tokens >= 2 && batch4.measured()) return batch4;
-  return gemv;
+double GemmRates::min_tokens_at(double k) const {
+  if (min_tokens.empty()) return 0;
+  auto it = std::upper_bound(min_tokens.begin(), min_tokens.end(), std::make_pair(k, HUGE_VAL));
+  return it == min_tokens.begin() ? it->second : std::prev(it)->second;
 }
 
 namespace {
@@ -87,10 +87,12 @@ bool CalibratedRates::set(std::string_view key, double value) {
     if (key == name) return overhead.*member = value, true;
   if (value == 0) return false;  // a rate of 0 is no measurement (a fixed cost of 0 is one: no cost seen)
   if (key == "cache_resident_bytes") return cache_resident_bytes = value, true;
-  if (constexpr std::string_view kMinTokens = "_min_tokens"; starts(key, "gemm_") && ends(key, kMinTokens)) {
-    const std::string_view fmt = key.substr(5, key.size() - 5 - kMinTokens.size());
-    if (fmt.empty() || format_prefix(fmt) != fmt || value != std::floor(value)) return false;
-    return formats[find_format(fmt).name].gemm.min_tokens = value, true;
+  if (constexpr std::string_view kMinTokens = "_min_tokens_k"; starts(key, "gemm_") && key.find(kMinTokens) != std::string_view::npos) {
+    const size_t at = key.rfind(kMinTokens);
+    const std::string_view fmt = key.substr(5, at - 5);
+    const auto k = width(key.substr(at + kMinTokens.size()));
+    if (fmt.empty() || format_prefix(fmt) != fmt || !k || value != std::floor(value)) return false;
+    return put_width(formats[find_format(fmt).name].gemm.min_tokens, *k, value), true;
   }
   auto report = [&] { return reported[std::string(key)] = value, true; };
   // Figures shown only: whole-machine bandwidths and GPU power.
@@ -206,7 +208,7 @@ std::map<std::string, double> CalibratedRates::entries() const {
     put(base + "_marginal_large_flops_per_s", f.gemm.marginal_large_flops_per_s);
     put(base + "_act_bytes_per_s", f.gemm.act_bytes_per_s);
     put(base + "_dram_bytes_per_s", f.gemm.dram_bytes_per_s);
-    put(base + "_min_tokens", f.gemm.min_tokens);
+    for (const auto& [k, n] : f.gemm.min_tokens) put(base + "_min_tokens_k" + std::to_string(static_cast<long long>(k)), n);
   }
   for (const auto& [name, v] : attention_bytes_per_s) put("attention_" + key_format(name) + "_bytes_per_s", v);
   put("attention_prefill_f32_flops_per_s", attention_prefill_flops_per_s);

@@ -42,17 +42,18 @@ struct GemmRates {
   // "gemm_<fmt>_dram_bytes_per_s": weight bytes/s of the extra time a GEMM takes when its weights come from DRAM
   // rather than the cache the other figures were measured in (n = 16, cycled copies against one matrix)
   double dram_bytes_per_s = 0;
-  // "gemm_<fmt>_min_tokens": the fewest tokens the engine's kernels run this format's matmul as the GEMM
-  // (kernels::gemm_min_tokens on the calibrated machine); fewer run as GEMV rows. 0: not recorded (kCpuGemvMaxTokens + 1).
-  double min_tokens = 0;
+  // "gemm_<fmt>_min_tokens_k<k>": the fewest tokens the engine's kernels run this format's matmul of rows of k values
+  // or more as the GEMM (kernels::gemm_min_tokens on the calibrated machine); fewer run as GEMV rows. A step function
+  // of the row length: (k from, tokens), sorted. Empty: not recorded (kCpuGemvMaxTokens + 1).
+  WidthRates min_tokens;
   bool has_pack_model() const { return pack_bytes_per_s > 0 && marginal_flops_per_s > 0; }
+  // The threshold at row length k: the step at or below k (the first step below every one); 0 when not recorded.
+  double min_tokens_at(double k) const;
 };
 
 struct FormatRates {
   GemvRates gemv, batch4, batch16;
   GemmRates gemm;
-  // The kernel kind to price `tokens` tokens with: the nearest measured batch at or below (16, 4), else one token.
-  const GemvRates& gemv_for(double tokens) const;
 };
 
 // Fixed costs of a pass that no byte or FLOP count sees, as calibrate measured them. Unset: not measured.

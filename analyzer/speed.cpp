@@ -60,6 +60,69 @@ struct Rates {
 // more per pass. Each region's threads start streaming cold (see calibrate's "DRAM start of a GEMV region").
 constexpr double kMatmulRegionsPerLayer = 4;
 
+// A batch kind (`&FormatRates::batch4` or `::batch16`) that calibrate did not time for this format (a quick calibration
+// times gemv_batch for f32, q8_0 and q4_1 only). The batched kernel reads each weight once for all its tokens, so
+// what batching buys is a property of the kernel's structure more than of the format: the format's own one-token
+// rates, at each of the op's widths, times the speed-up (batched rate over one-token rate at that width) of the
+// measured formats of its family (legacy q4_0/q4_1/q5_0/q5_1, k-quants, float ...), the smallest of them. Without it
+// each token was priced as its own GEMV: q4_0 prompts of 4-16 tokens came out 45-150% slow (docs/engine-speed.md,
+// stop 42). Across families the speed-up does not carry: q4_1's priced q4_k prompts of 4-8 tokens 28-39% fast. Nor
+// among the float formats, whose kernels differ in what they convert per weight: f32 batches 3-3.9x, f16 1.7-1.9x.
+// nullopt: a float format, no measured format of the family has both rates, or this one has no one-token rates.
+std::optional<GemvRates> borrowed_batch(const CalibratedRates& cal, const std::string& format, const FormatRates& f,
+                                        GemvRates FormatRates::*kind, const std::vector<double>& widths) {
+  const FormatFamily family = format_family(format);
+  if (family == FormatFamily::float_) return std::nullopt;
+  std::optional<double> arith, arith_best, stream, big_bytes, big_flops;  // smallest speed-ups
+  std::vector<std::optional<double>> arith_w(widths.size()), stream_w(widths.size());
+  auto lower = [](std::optional<double>& into, double one, double batched) {
+    if (one > 0 && batched > 0) into = std::min(into.value_or(batched / one), batched / one);
+  };
+  for (const auto& [name, d] : cal.formats) {
+    const GemvRates& b = d.*kind;
+    if (name == format || !b.measured() || format_family(name) != family) continue;
+    lower(arith_best, d.gemv.arith_flops_per_s, b.arith_flops_per_s);
+    lower(big_bytes, d.gemv.bytes_per_s, b.bytes_per_s);
+    lower(big_flops, d.gemv.flops_per_s, b.flops_per_s);
+    for (size_t i = 0; i < widths.size(); ++i) {
+      if (!d.gemv.arith_flops.empty() && !b.arith_flops.empty())
+        lower(arith_w[i], rate_at_width(d.gemv.arith_flops, widths[i]), rate_at_width(b.arith_flops, widths[i]));
+      if (!d.gemv.stream_bytes_per_s.empty() && !b.stream_bytes_per_s.empty())
+        lower(stream_w[i], rate_at_width(d.gemv.stream_bytes_per_s, widths[i]), rate_at_width(b.stream_bytes_per_s, widths[i]));
+    }
+  }
+  GemvRates out;
+  if (arith_best) out.arith_flops_per_s = f.gemv.arith_flops_per_s * *arith_best;
+  if (big_bytes) out.bytes_per_s = f.gemv.bytes_per_s * *big_bytes;
+  if (big_flops) out.flops_per_s = f.gemv.flops_per_s * *big_flops;
+  for (size_t i = 0; i < widths.size(); ++i) {
+    if (arith_w[i] && !f.gemv.arith_flops.empty())
+      out.arith_flops.emplace_back(widths[i], rate_at_width(f.gemv.arith_flops, widths[i]) * *arith_w[i]);
+    if (stream_w[i] && !f.gemv.stream_bytes_per_s.empty())
+      out.stream_bytes_per_s.emplace_back(widths[i], rate_at_width(f.gemv.stream_bytes_per_s, widths[i]) * *stream_w[i]);
+  }
+  std::sort(out.arith_flops.begin(), out.arith_flops.end());
+  std::sort(out.stream_bytes_per_s.begin(), out.stream_bytes_per_s.end());
+  if (!out.measured()) return std::nullopt;
+  return out;
+}
+
+double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std::string* bound);
+
+// An op priced as parts (its formats, or its GEMV and GEMM widths): the parts' times add; the op is compute-bound when
+// most of its time is.
+double parts_time(const std::vector<OpCost>& parts, const Rates& r, bool decode, double tokens, std::string* bound) {
+  double total = 0, compute = 0;
+  for (const OpCost& part : parts) {
+    std::string part_bound;
+    const double t = op_time(part, r, decode, tokens, &part_bound);
+    total += t;
+    if (part_bound == "compute") compute += t;
+  }
+  if (bound) *bound = 2 * compute > total ? "compute" : "memory";
+  return total;
+}
+
 // Attained rate for an op: calibrated kernel rates where the chip has them (decode GEMV bytes/s,
 // prefill GEMM FLOP/s per format), else the efficiency-scaled datasheet figures.
 double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std::string* bound) {
@@ -72,9 +135,9 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       values += m.values, bytes += m.bytes;
       by_format[m.format].push_back(&m);
     }
-    double total = 0, compute = 0;
+    std::vector<OpCost> parts;
     for (const auto& [format, matrices] : by_format) {
-      OpCost part = op;
+      OpCost& part = parts.emplace_back(op);
       part.parts.clear();
       part.weight_format = format;
       double v = 0, b = 0;
@@ -84,13 +147,8 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       part.act_bytes = op.act_bytes * v / values;
       part.widths.clear();
       for (const auto* m : matrices) part.widths.emplace_back(m->width, m->values / v);
-      std::string part_bound;
-      const double t = op_time(part, r, decode, tokens, &part_bound);
-      total += t;
-      if (part_bound == "compute") compute += t;
     }
-    if (bound) *bound = 2 * compute > total ? "compute" : "memory";
-    return total;
+    return parts_time(parts, r, decode, tokens, bound);
   }
   double bw = r.bw, fl = r.flops;
   if (r.use_measured && r.chip) {
@@ -101,10 +159,31 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
     // The op's own token count (its FLOPs over 2 per weight): a prefill's LM head computes one token's logits.
     const double values = op.kind == "matmul" ? op.weight_bytes / find_format(op.weight_format).bytes_per_value() : 0.0;
     const double op_tokens = values > 0 ? op.flops / (2.0 * values) : tokens;
-    // The engine runs a matmul of fewer tokens than its kernels' GEMM threshold for the format as GEMVs, inside a
-    // prefill too: the threshold calibrate recorded, else kCpuGemvMaxTokens + 1.
-    const double gemv_max = f.gemm.min_tokens > 0 ? f.gemm.min_tokens - 1 : kCpuGemvMaxTokens;
-    const bool gemv = decode || (op.kind == "matmul" && op_tokens <= gemv_max + 1e-9);
+    // The engine runs a matmul of fewer tokens than its kernels' GEMM threshold for the format and row length as
+    // GEMVs, inside a prefill too: the threshold calibrate recorded, else kCpuGemvMaxTokens + 1.
+    auto runs_gemv = [&](double k) {
+      const double min_tokens = f.gemm.min_tokens_at(k);
+      return op_tokens <= (min_tokens > 0 ? min_tokens - 1 : kCpuGemvMaxTokens) + 1e-9;
+    };
+    // An op whose matrices' row lengths fall on both sides of the threshold (an FFN's up at k = hidden, its down at
+    // k = ffn) is priced as two: its GEMV widths and its GEMM widths, each with its share of the work.
+    if (!decode && op.kind == "matmul" && op.widths.size() > 1 && !f.gemm.min_tokens.empty()) {
+      double gemv_share = 0;
+      for (const auto& [k, share] : op.widths) gemv_share += runs_gemv(k) ? share : 0.0;
+      if (gemv_share > 0 && gemv_share < 1) {
+        std::vector<OpCost> parts;
+        for (const bool as_gemv : {true, false}) {
+          OpCost& part = parts.emplace_back(op);
+          const double share = as_gemv ? gemv_share : 1 - gemv_share;
+          part.widths.clear();
+          for (const auto& [k, s] : op.widths)
+            if (runs_gemv(k) == as_gemv) part.widths.emplace_back(k, s / share);
+          part.flops *= share, part.weight_bytes *= share, part.act_bytes *= share;
+        }
+        return parts_time(parts, r, decode, tokens, bound);
+      }
+    }
+    const bool gemv = decode || (op.kind == "matmul" && runs_gemv(op.widths.empty() ? 0.0 : op.widths.front().first));
     if (op.kind == "matmul" && gemv) {
       if (!decode) tokens = std::max(1.0, std::round(op_tokens));
       // Two measured ceilings per format: the GEMV's streaming rate on a matrix far larger than the
@@ -152,17 +231,26 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // its time grows about linearly in the tokens (this VM, q4_1 1536 x 576: 19.4, 28.2, 34.4, 46.1 us at 1-4
       // tokens, 80.5 at 8, 153.6 at 16; the line gives 28.3, 37.2 and 81.9). Beyond 16: the 16-token kernel's
       // rates, scaled by the tokens' FLOPs.
+      // A batch size calibrate did not time for this format: borrowed_batch's rates.
+      std::vector<double> widths;
+      for (const auto& w : op.widths) widths.push_back(w.first);
+      std::optional<GemvRates> borrowed4, borrowed16;
+      if (!f.batch4.measured()) borrowed4 = borrowed_batch(cal, op.weight_format, f, &FormatRates::batch4, widths);
+      if (!f.batch16.measured()) borrowed16 = borrowed_batch(cal, op.weight_format, f, &FormatRates::batch16, widths);
+      const GemvRates* b4 = f.batch4.measured() ? &f.batch4 : borrowed4 ? &*borrowed4 : nullptr;
+      const GemvRates* b16 = f.batch16.measured() ? &f.batch16 : borrowed16 ? &*borrowed16 : nullptr;
       struct Point { const GemvRates* kind; double n; };
       std::vector<Point> points = {{&f.gemv, 1}};
-      if (f.batch4.measured()) points.push_back({&f.batch4, 4});
-      if (f.batch16.measured()) points.push_back({&f.batch16, 16});
+      if (b4) points.push_back({b4, 4});
+      if (b16) points.push_back({b16, 16});
       for (size_t i = 0; i + 1 < points.size(); ++i) {
         const Point lo = points[i], hi = points[i + 1];
         if (!(tokens > lo.n && tokens < hi.n)) continue;
         const auto t_lo = kind_time(*lo.kind, lo.n, nullptr), t_hi = kind_time(*hi.kind, hi.n, bound);
         if (t_lo && t_hi && std::isfinite(*t_lo) && std::isfinite(*t_hi)) return *t_lo + (*t_hi - *t_lo) * (tokens - lo.n) / (hi.n - lo.n);
       }
-      const GemvRates& kind = f.gemv_for(tokens);
+      // The nearest measured (or borrowed) batch at or below the tokens: 16, 4, else one token.
+      const GemvRates& kind = tokens >= 16 && b16 ? *b16 : tokens >= 2 && b4 ? *b4 : f.gemv;
       if (const auto t = kind_time(kind, tokens, bound)) return *t;
       // No per-width rates: the generic roofline below at the kind's rates.
       if (f.gemv.bytes_per_s > 0) bw = f.gemv.bytes_per_s;

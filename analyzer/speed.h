@@ -47,7 +47,7 @@ inline constexpr double kCalibratedGemmKnotTokens = 128;
 // The row length (k) of calibrate's wide GEMM shape (Llama-3.1-8B's FFN, 14336 x 4096): its pack rate's width.
 inline constexpr double kCalibratedGemmWideK = 4096;
 // The most tokens a CPU matmul of the engine runs as GEMVs (one pass over the weights for all of them) rather than as
-// a tiled GEMM, where the calibration did not record the kernels' own threshold per format ("gemm_<fmt>_min_tokens"):
+// a tiled GEMM, where the calibration did not record the kernels' own threshold per format ("gemm_<fmt>_min_tokens_k<k>"):
 // kernels::kSmallGemmMaxN, the default of kernels::gemm_min_tokens (tests/analyzer/test_width_rates.cpp holds them equal).
 inline constexpr double kCpuGemvMaxTokens = 8;
 

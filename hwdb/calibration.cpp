@@ -1,6 +1,7 @@
 // Reading the calibration file: validate schema and fingerprint, then overlay measured ceilings and kernel rates.
 #include "hwdb/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -93,12 +94,25 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
       }
     }
   }
+  // {fmt: {k from: tokens}} (a step function of the row length); {fmt: tokens} in files before 2026-12-05's second
+  // form (one threshold for every width, from k = 1).
   if (j.contains("gemm_min_tokens"))
     for (const auto& [fmt, v] : object(j, "gemm_min_tokens", "").items()) {
-      const double n = number(j.at("gemm_min_tokens"), fmt, "gemm_min_tokens.", false);
-      if (!(n >= 1 && n <= 1e6 && n == std::floor(n)))
-        throw Rejected{"gemm_min_tokens." + fmt + " is " + std::to_string(n) + "; expected a whole number of tokens from 1"};
-      set("gemm_" + fmt + "_min_tokens", n);
+      auto step = [&, fmt = fmt](const json& holder, const std::string& field, const std::string& where, const std::string& k) {
+        const double n = number(holder, field, where, false);
+        if (!(n >= 1 && n <= 1e6 && n == std::floor(n)))
+          throw Rejected{where + field + " is " + std::to_string(n) + "; expected a whole number of tokens from 1"};
+        set("gemm_" + fmt + "_min_tokens_k" + k, n);
+      };
+      if (!v.is_object()) {
+        step(j.at("gemm_min_tokens"), fmt, "gemm_min_tokens.", "1");
+        continue;
+      }
+      for (const auto& [k, n] : v.items()) {
+        if (k.empty() || k.size() > 6 || k[0] == '0' || !std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          throw Rejected{"gemm_min_tokens." + fmt + " has the row length \"" + k + "\"; expected a whole number of values from 1"};
+        step(v, k, "gemm_min_tokens." + fmt + ".", k);
+      }
     }
   if (j.contains("cache_resident_bytes")) {
     const double resident = number(j, "cache_resident_bytes", "", false);

@@ -301,7 +301,11 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
         const MatrixShape& s = *sp;
         const bool big = sp == &llama8b_ffn();
         if (refresh && big) continue;  // the analyzer prices batches by the per-width rates (see speed.cpp)
-        if (q && !refresh && f != kernels::WeightFormat::f32 && f != kernels::WeightFormat::q8_0 && f != kernels::WeightFormat::q4_1) continue;
+        // Quick: f32, f16, q8_0 and one format of each quantized family (legacy q4_1, k-quant q4_k); the analyzer prices
+        // the other quantized formats' batches by their family's speed-up over one token (borrowed_batch in speed.cpp).
+        if (q && !refresh && f != kernels::WeightFormat::f32 && f != kernels::WeightFormat::f16 && f != kernels::WeightFormat::q8_0 &&
+            f != kernels::WeightFormat::q4_1 && f != kernels::WeightFormat::q4_k)
+          continue;
         if (s.k % kernels::block_values(f) != 0) continue;  // (said for the single-token GEMV above)
         steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
                          big ? 1.0 : 0.3, [&, s, f, n, big] {
@@ -323,9 +327,16 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   // Prefill GEMM (n = 128): f32 and the int8-friendly formats; OpenBLAS at the same shapes.
   using F = kernels::WeightFormat;
   // The kernel table's GEMM threshold of every format (not a measurement: the analyzer must price a short prompt's
-  // matmuls as the kernels run them, GEMV rows or the GEMM), at the row length of the calibrated shape.
-  for (F f : {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q5_1, F::q4_k, F::q5_k, F::q6_k})
-    rec.gemm_min_tokens[kernels::format_name(f)] = kernels::gemm_min_tokens(f, llama8b_ffn().k);
+  // matmuls as the kernels run them, GEMV rows or the GEMM), as a function of the row length: its value at every
+  // row length up to 65536 that is a whole number of the format's blocks and of 32 values (every model's widths),
+  // written where it changes.
+  for (F f : {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q5_1, F::q4_k, F::q5_k, F::q6_k}) {
+    std::map<int64_t, int64_t>& steps = rec.gemm_min_tokens[kernels::format_name(f)];
+    int64_t last = -1;
+    const int64_t step = std::max<int64_t>(32, kernels::block_values(f));
+    for (int64_t k = step; k <= 65536; k += step)
+      if (const int64_t n = kernels::gemm_min_tokens(f, k); n != last) steps[k] = last = n;
+  }
   std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
   if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q4_k, F::q5_k, F::q6_k};
   if (refresh) gemm_formats = opt.refresh_prefill ? opt.refresh_formats : std::vector<F>{};

@@ -92,7 +92,11 @@ std::string calibration_json(const CalibrationRecord& r) {
     kernels.push_back(e);
   }
   j["kernels"] = kernels;
-  if (!r.gemm_min_tokens.empty()) j["gemm_min_tokens"] = r.gemm_min_tokens;
+  if (!r.gemm_min_tokens.empty()) {
+    nlohmann::json& t = j["gemm_min_tokens"];
+    for (const auto& [fmt, steps] : r.gemm_min_tokens)
+      for (const auto& [k, n] : steps) t[fmt][std::to_string(k)] = n;
+  }
   nlohmann::json region_shapes = nlohmann::json::array();
   for (const auto& s : r.overhead.region_start.shapes)
     region_shapes.push_back({{"format", s.format}, {"m", s.m}, {"k", s.k}, {"chain_bytes_per_s", s.chain_bytes_per_s},

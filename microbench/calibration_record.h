@@ -30,8 +30,9 @@ struct CalibrationRecord {
   double cache_resident_bytes = 0;  // the sweep's largest working set read clearly faster than DRAM; 0: unknown
   std::vector<PeakResult> peaks;
   std::vector<KernelResult> kernels;
-  // Per kernel format name ("q4_0"): the fewest tokens the kernels run its matmul as the GEMM (kernels::gemm_min_tokens)
-  std::map<std::string, int64_t> gemm_min_tokens;
+  // Per kernel format name ("q4_0"): the fewest tokens the kernels run its matmul as the GEMM (kernels::gemm_min_tokens),
+  // as a step function of the row length k: {k from which it holds: tokens}, e.g. {32: 12, 1024: 21}.
+  std::map<std::string, std::map<int64_t, int64_t>> gemm_min_tokens;
   OverheadResult overhead;
   std::vector<std::string> notes;  // what was skipped and why; figures whose spread is wide
   double duration_s = 0;

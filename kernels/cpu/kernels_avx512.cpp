@@ -552,22 +552,29 @@ void gemm_cols_xbf16(const WeightView& W, const uint32_t* Xv, int64_t n, float* 
 
 // The tiled GEMM's conversion of every weight to bf16 costs about the same at 1 token as at 16, while GEMV rows
 // cost n dot products per weight: the crossover is where n dots outweigh one conversion, earliest for the formats
-// whose GEMV rows are slowest per token (floats, k-quants) and latest for the 4-bit legacy blocks whose integer
-// dots are cheapest. Measured on this project's AMX VM (Xeon, 2 vCPUs), gemv_batch against gemm at FFN shapes
-// 2560 x 1024, 5632 x 2048 and 14336 x 4096, medians of 7 (docs/engine-speed.md, 2026-12-05): the first n where the
-// tiled GEMM was as fast on the two smaller shapes (the larger one, weights from DRAM, favours the GEMV longer).
+// whose GEMV rows are slowest per token (floats, q6_k) and latest for the 4-bit legacy blocks whose integer dots are
+// cheapest. Measured on this project's AMX VM (Xeon, 2 vCPUs), gemv_batch against gemm at FFN shapes 2560 x 1024
+// and 5632 x 2048 with the weights streamed from DRAM (copies cycled past 300 MB, as every real model's are: the
+// smallest, SmolLM2-135M, is 3x the cache-resident size), medians of 15 (docs/engine-speed.md, stop 42): the first n
+// where the tiled GEMM was as fast on both. With one matrix held in the cache the GEMM wins 2-5 tokens sooner.
+// Rows shorter than kAmxLongRowsK (SmolLM2-135M's 576, Gemma 3's 640, at 1536 x 576 and 2048 x 640 the same way) reach
+// the crossover sooner: each GEMV row ends in one horizontal reduction per token, which weighs more on a short row.
+// SmolLM2-360M's 960 behaves as the long rows (its q4_0 prompt of 12 tokens: 38.6 ms as GEMV rows, 43.3 as the GEMM).
+constexpr int64_t kAmxLongRowsK = 768;
 int64_t amx_gemm_min_tokens(WeightFormat f, int64_t k) {
   if (!amx_takes(f, k)) return kSmallGemmMaxN + 1;
+  const bool long_rows = k >= kAmxLongRowsK;
   switch (f) {
     case WeightFormat::f16: case WeightFormat::bf16: return 7;
     // f32 weights keep fp32 products up to 8 tokens (the tiled GEMM rounds both operands to bf16), though the
     // GEMM was faster from 7 here too.
     case WeightFormat::f32: return kSmallGemmMaxN + 1;
-    case WeightFormat::q5_k: case WeightFormat::q6_k: return 8;
-    case WeightFormat::q4_k: return 9;
-    case WeightFormat::q5_0: case WeightFormat::q5_1: return 12;
-    case WeightFormat::q8_0: return 13;
-    case WeightFormat::q4_0: case WeightFormat::q4_1: return 17;
+    case WeightFormat::q6_k: return long_rows ? 13 : 9;
+    case WeightFormat::q8_0: return long_rows ? 15 : 11;
+    case WeightFormat::q5_0: case WeightFormat::q5_1: return long_rows ? 15 : 10;
+    case WeightFormat::q4_k: case WeightFormat::q5_k: return long_rows ? 17 : 9;
+    case WeightFormat::q4_0: return long_rows ? 21 : 12;
+    case WeightFormat::q4_1: return long_rows ? 21 : 13;
   }
   return kSmallGemmMaxN + 1;
 }

@@ -494,11 +494,16 @@ float row_kquant_simd(const Block* w, const Q8Activations& xq, int64_t nb, Unpac
   return hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))) - hsum(mins);
 }
 
+// Chunk c (64 values) of a q4_k block as bytes: sub-block 2c in lo (low nibbles), 2c + 1 in hi (high nibbles).
+inline void unpack_q4_k_chunk(const BlockQ4K& b, int c, __m256i& lo, __m256i& hi) {
+  const __m256i mask = _mm256_set1_epi8(0x0F), qw = load32(b.qs + 32 * c);
+  lo = _mm256_and_si256(qw, mask);
+  hi = _mm256_and_si256(_mm256_srli_epi16(qw, 4), mask);
+}
+
 float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
   return row_kquant_simd(w, xq, nb, [](const BlockQ4K& blk, int c, __m256i& lo, __m256i& hi) {
-    const __m256i mask = _mm256_set1_epi8(0x0F), qw = load32(blk.qs + 32 * c);
-    lo = _mm256_and_si256(qw, mask);
-    hi = _mm256_and_si256(_mm256_srli_epi16(qw, 4), mask);
+    unpack_q4_k_chunk(blk, c, lo, hi);
   });
 }
 
@@ -514,22 +519,28 @@ float row_q5_k_simd(const BlockQ5K* w, const Q8Activations& xq, int64_t nb) {
 // q6_k rows: per 32 values, the 6-bit values (minus 32) dotted with the int8 activations in int16 pairs, the two
 // 16-value sub-block scales applied by madd; the block's 8 factors d * dx_i are one vector, each broadcast by a
 // lane permute; four accumulators.
+// Half h (128 values) of a q6_k block as four vectors of 32 six-bit values (0..63): low nibbles from ql, the two high
+// bits from qh.
+inline void unpack_q6_k_half(const BlockQ6K& b, int half, __m256i q[4]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+  const __m256i ql0 = load32(b.ql + 64 * half), ql1 = load32(b.ql + 64 * half + 32);
+  const __m256i qh = load32(b.qh + 32 * half);
+  q[0] = _mm256_or_si256(_mm256_and_si256(ql0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
+  q[1] = _mm256_or_si256(_mm256_and_si256(ql1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
+  q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4), _mm256_and_si256(qh, m30));
+  q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4), _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+}
+
 float row_q6_k_simd(const BlockQ6K* w, const Q8Activations& xq, int64_t nb) {
-  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30), k32 = _mm256_set1_epi8(32);
+  const __m256i k32 = _mm256_set1_epi8(32);
   __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   for (int64_t b = 0; b < nb; ++b) {
     prefetch_ahead(w + b, sizeof(BlockQ6K));
     const __m256 f = _mm256_mul_ps(_mm256_set1_ps(h2f(w[b].d)), _mm256_loadu_ps(xq.d.data() + b * 8));
 #pragma GCC unroll 2
     for (int half = 0; half < 2; ++half) {
-      const __m256i ql0 = load32(w[b].ql + 64 * half), ql1 = load32(w[b].ql + 64 * half + 32);
-      const __m256i qh = load32(w[b].qh + 32 * half);
       __m256i q[4];
-      q[0] = _mm256_or_si256(_mm256_and_si256(ql0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
-      q[1] = _mm256_or_si256(_mm256_and_si256(ql1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
-      q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4), _mm256_and_si256(qh, m30));
-      q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
-                             _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+      unpack_q6_k_half(w[b], half, q);
       const int8_t* sc = w[b].scales + 8 * half;
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
@@ -629,6 +640,76 @@ void row_q32_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack u
   }
   #pragma GCC unroll 8
   for (int t = 0; t < N; ++t) out[t * ldy] = kOffsetKind == 1 ? y[t] - float(kBias) * o[t] : y[t] + o[t];
+}
+
+// N tokens' dots with one q4_k / q5_k row (N >= 2): each super-block's scales are decoded and its 256 values unpacked
+// once, then every token's 8 sub-block dots are reduced together (hsum8x8: lane j = sub-block j) and scaled by
+// d * scale_j * dx_j in one FMA. The same terms as row_kquant_simd, summed in another order. Before this, the rows ran
+// row_kquant_simd once per token: 4 tokens cost 4 GEMVs (docs/engine-speed.md, stop 42).
+template <int N, class Block, class Unpack>
+void row_kquant_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpack unpack, float* out, int64_t ldy) {
+  __m256 acc[N], mins[N];
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) acc[t] = mins[t] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    prefetch_ahead(w + b, sizeof(Block));
+    __m256i sc, m, lo[4], hi[4];
+    q4k_scales_mins(w[b].scales, sc, m);
+    const __m256 dsc = _mm256_mul_ps(_mm256_set1_ps(h2f(w[b].d)), _mm256_cvtepi32_ps(sc));
+    const __m256 dm = _mm256_mul_ps(_mm256_set1_ps(h2f(w[b].dmin)), _mm256_cvtepi32_ps(m));
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) unpack(w[b], c, lo[c], hi[c]);
+#pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      const int8_t* q = xq[t].q.data() + b * kQkValues;
+      __m256i p[8];
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) {
+        p[2 * c] = dot_u8s8(lo[c], load32(q + 64 * c));
+        p[2 * c + 1] = dot_u8s8(hi[c], load32(q + 64 * c + 32));
+      }
+      acc[t] = _mm256_fmadd_ps(hsum8x8(p), _mm256_mul_ps(dsc, _mm256_loadu_ps(xq[t].d.data() + b * 8)), acc[t]);
+      mins[t] = _mm256_fmadd_ps(dm, _mm256_loadu_ps(xq[t].sum_scaled.data() + b * 8), mins[t]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) out[t * ldy] = hsum(acc[t]) - hsum(mins[t]);
+}
+
+// N tokens' dots with one q6_k row (N >= 2): the 256 six-bit values and the 16 sub-block scales of each super-block
+// unpacked once for all tokens; per token, the 8 activation blocks' dots (as in row_q6_k_simd) reduced together by
+// hsum8x8 and scaled by d * dx in one FMA.
+template <int N>
+void row_q6_k_multi(const BlockQ6K* w, const Q8Activations* xq, int64_t nb, float* out, int64_t ldy) {
+  const __m256i k32 = _mm256_set1_epi8(32);
+  __m256 acc[N];
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) acc[t] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    prefetch_ahead(w + b, sizeof(BlockQ6K));
+    __m256i q[8], s16[8];
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; ++half) {
+      unpack_q6_k_half(w[b], half, q + 4 * half);
+      const int8_t* sc = w[b].scales + 8 * half;
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i)
+        s16[4 * half + i] = _mm256_set_m128i(_mm_set1_epi16(sc[2 * i + 1]), _mm_set1_epi16(sc[2 * i]));
+    }
+    const __m256 d = _mm256_set1_ps(h2f(w[b].d));
+#pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      __m256i p[8];
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) {
+        const __m256i x = load32(xq[t].q.data() + 32 * (b * 8 + j));
+        p[j] = _mm256_madd_epi16(_mm256_sub_epi16(_mm256_maddubs_epi16(q[j], x), _mm256_maddubs_epi16(k32, x)), s16[j]);
+      }
+      acc[t] = _mm256_fmadd_ps(hsum8x8(p), _mm256_mul_ps(d, _mm256_loadu_ps(xq[t].d.data() + b * 8)), acc[t]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < N; ++t) out[t * ldy] = hsum(acc[t]);
 }
 
 // N tokens' fp32 dots with values [i0, i1) of one row read by Load (8 lanes) / At (one value), 8 * kAcc per step;
@@ -750,22 +831,28 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
           row_q32_multi<N, BlockQ5_1, 2>(reinterpret_cast<const BlockQ5_1*>(row), xq, nb,
                                          [](const BlockQ5_1& blk) { return unpack_q5(blk); }, dot4, out, m);
           continue;
-        case WeightFormat::q5_k:  // super-block rows stay in L1 across the N tokens
-#pragma GCC unroll 8
-          for (int t = 0; t < N; ++t) out[t * m] = row_q5_k_simd(reinterpret_cast<const BlockQ5K*>(row), xq[t], nb);
+        case WeightFormat::q5_k:  // one token: the GEMV row (decode stays bit-identical to gemv)
+          if constexpr (N == 1) out[0] = row_q5_k_simd(reinterpret_cast<const BlockQ5K*>(row), xq[0], nb);
+          else
+            row_kquant_multi<N>(reinterpret_cast<const BlockQ5K*>(row), xq, nb,
+                                [](const BlockQ5K& blk, int c, __m256i& lo, __m256i& hi) { unpack_q5_k_chunk(blk, c, lo, hi); },
+                                out, m);
           continue;
         case WeightFormat::q8_0:
           row_q32_multi<N, BlockQ8_0, 0>(
               reinterpret_cast<const BlockQ8_0*>(row), xq, nb, [](const BlockQ8_0& blk) { return load32(blk.qs); },
               [](__m256i w, __m256i x) { return dot_s8s8(w, x); }, out, m);
           continue;
-        case WeightFormat::q4_k:  // super-block rows stay in L1 across the N tokens
-#pragma GCC unroll 8
-          for (int t = 0; t < N; ++t) out[t * m] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq[t], nb);
+        case WeightFormat::q4_k:
+          if constexpr (N == 1) out[0] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq[0], nb);
+          else
+            row_kquant_multi<N>(reinterpret_cast<const BlockQ4K*>(row), xq, nb,
+                                [](const BlockQ4K& blk, int c, __m256i& lo, __m256i& hi) { unpack_q4_k_chunk(blk, c, lo, hi); },
+                                out, m);
           continue;
         case WeightFormat::q6_k:
-#pragma GCC unroll 8
-          for (int t = 0; t < N; ++t) out[t * m] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq[t], nb);
+          if constexpr (N == 1) out[0] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq[0], nb);
+          else row_q6_k_multi<N>(reinterpret_cast<const BlockQ6K*>(row), xq, nb, out, m);
           continue;
         default: break;
       }

@@ -138,6 +138,53 @@ TEST_CASE("a batch between two measured kernel sizes (1, 4, 16 tokens) is priced
   CHECK(op_seconds(speed(m, c4, plan, o).points.at(0), "lm_head") == Approx(10 * F / 50e9).epsilon(1e-9));
 }
 
+TEST_CASE("a batch size not calibrated for a format takes its own one-token rates times its family's batching speed-up", "[speed]") {
+  // q4_1 (legacy family) measured at 1, 4 and 16 tokens: speed-ups 50/20 = 2.5 (4 tokens) and 80/20 = 4 (16) at
+  // k = 576. q4_0 (legacy too) has one-token rates only: 10e9 FLOP/s at k = 576. q8_0 (int8 family) batches with a
+  // smaller speed-up (1.5), which must not be taken: another family's kernel shares its weight reads differently.
+  ChipSpec c = cpu_with_width_rates();
+  for (const char* k : {"576", "1536"}) {
+    REQUIRE(c.measured.set(std::string("gemv_batch4_q4_1_arith_k") + k + "_flops_per_s", 50e9));
+    REQUIRE(c.measured.set(std::string("gemv_batch16_q4_1_arith_k") + k + "_flops_per_s", 80e9));
+    REQUIRE(c.measured.set(std::string("gemv_q8_0_arith_k") + k + "_flops_per_s", 20e9));
+    REQUIRE(c.measured.set(std::string("gemv_batch4_q8_0_arith_k") + k + "_flops_per_s", 30e9));
+    REQUIRE(c.measured.set(std::string("gemv_q4_0_arith_k") + k + "_flops_per_s", 10e9));
+  }
+  REQUIRE(c.measured.set("gemv_q4_0_bytes_per_s", 1e15));
+  const ModelSpec m = test::smollm2_135m();
+  auto lm_head_s = [&](const char* weights, int64_t batch) {
+    PrecisionPlan plan;
+    plan.weights = weights;
+    plan.kv = "fp32";
+    SpeedOptions o;
+    o.batches = {batch};
+    o.context = 16;
+    return op_seconds(speed(m, c, plan, o).points.at(0), "lm_head");
+  };
+  // The LM head (49152 x 576): one token's FLOPs F = 2 x 49152 x 576 = 56,623,104. q4_0 at 4 tokens: 4F at
+  // 10e9 x 2.5 = 25e9 FLOP/s = 9.060 ms; at 16: 16F at 10e9 x 4 = 40e9 = 22.65 ms; 10 tokens on the line between.
+  const double F = 2.0 * 49152 * 576, t4 = 4 * F / 25e9, t16 = 16 * F / 40e9;
+  CHECK(lm_head_s("q4_0", 1) == Approx(F / 10e9).epsilon(1e-9));
+  CHECK(lm_head_s("q4_0", 4) == Approx(t4).epsilon(1e-9));
+  CHECK(lm_head_s("q4_0", 16) == Approx(t16).epsilon(1e-9));
+  CHECK(lm_head_s("q4_0", 10) == Approx(t4 + (t16 - t4) / 2).epsilon(1e-9));
+  // q8_0's own measurement stands: 4F at 30e9.
+  CHECK(lm_head_s("q8_0", 4) == Approx(4 * F / 30e9).epsilon(1e-9));
+  // A float format borrows from none (their kernels convert different amounts per weight): fp16's 4 tokens stay four
+  // GEMVs' FLOPs at its one-token rate though fp32 batches 4x.
+  REQUIRE(c.measured.set("gemv_f32_arith_k576_flops_per_s", 10e9));
+  REQUIRE(c.measured.set("gemv_batch4_f32_arith_k576_flops_per_s", 40e9));
+  REQUIRE(c.measured.set("gemv_f16_arith_k576_flops_per_s", 10e9));
+  CHECK(lm_head_s("fp16", 4) == Approx(4 * F / 10e9).epsilon(1e-9));
+  // With q4_1's batches removed, q4_0's 4 tokens are four GEMVs' FLOPs at the one-token rate (not q8_0's speed-up).
+  ChipSpec alone = cpu_with_width_rates();
+  REQUIRE(alone.measured.set("gemv_q4_0_arith_k576_flops_per_s", 10e9));
+  REQUIRE(alone.measured.set("gemv_q8_0_arith_k576_flops_per_s", 20e9));
+  REQUIRE(alone.measured.set("gemv_batch4_q8_0_arith_k576_flops_per_s", 30e9));
+  c = alone;
+  CHECK(lm_head_s("q4_0", 4) == Approx(4 * F / 10e9).epsilon(1e-9));
+}
+
 TEST_CASE("a measured DRAM start per matmul region adds 4 regions per layer and the LM head's", "[speed]") {
   const ModelSpec m = test::smollm2_135m();  // 30 layers
   ChipSpec c = cpu_with_width_rates();
@@ -346,14 +393,34 @@ TEST_CASE("a prompt below the kernels' recorded GEMM threshold for its format is
   CHECK(as_gemm > 49.7e-3);
   // The amx table's q4_1 threshold (17): 12 tokens run as GEMV rows, 12 tokens' FLOPs at the per-width arithmetic
   // rates of the single-token kernel (the fixture's only GEMV kind): 12 x 159,252,480 x (2/3 / 20e9 + 1/3 / 60e9).
-  REQUIRE(c.measured.set("gemm_q4_1_min_tokens", 17));
-  CHECK(c.measured.get("gemm_q4_1_min_tokens") == 17);
+  REQUIRE(c.measured.set("gemm_q4_1_min_tokens_k32", 17));
+  CHECK(c.measured.get("gemm_q4_1_min_tokens_k32") == 17);
   const double ffn_flops = 2.0 * 3 * 1536 * 576 * 30;
   CHECK(ffn_s(12) == Approx(12 * ffn_flops * (2.0 / 3 / 20e9 + 1.0 / 3 / 60e9)).epsilon(1e-9));
   CHECK(ffn_s(17) > 49.7e-3);  // at the threshold: the GEMM again
   // Not a whole number of tokens, or an unknown format: refused.
-  CHECK_FALSE(c.measured.set("gemm_q4_1_min_tokens", 8.5));
-  CHECK_FALSE(c.measured.set("gemm_q9_9_min_tokens", 8));
+  CHECK_FALSE(c.measured.set("gemm_q4_1_min_tokens_k32", 8.5));
+  CHECK_FALSE(c.measured.set("gemm_q9_9_min_tokens_k32", 8));
+  CHECK_FALSE(c.measured.set("gemm_q4_1_min_tokens", 8));  // no row length
+  CHECK_FALSE(c.measured.set("gemm_q4_1_min_tokens_k0", 8));
+  // A threshold that depends on the row length: from k = 1024, 17; below, 9. The FFN's up and gate (k = 576, 2/3 of
+  // its weights) then run the GEMM at 12 tokens and its down (k = 1536, 1/3) GEMV rows: the op is priced as two.
+  ChipSpec w = c;
+  REQUIRE(w.measured.set("gemm_q4_1_min_tokens_k32", 9));
+  REQUIRE(w.measured.set("gemm_q4_1_min_tokens_k1024", 17));
+  c = w;
+  const double split = ffn_s(12);
+  // The down projection's share as GEMV rows: 12 tokens' FLOPs of its 1/3 at 60e9 (k = 1536).
+  const double down_gemv = 12 * ffn_flops / 3 / 60e9;
+  // The up and gate's share as the GEMM: at least its pack time, 2/3 of the 49.8 ms above.
+  CHECK(split > down_gemv + 2.0 / 3 * 49.7e-3);
+  CHECK(split < as_gemm);  // a third of the weights no longer packed
+  // Priced the same as the two halves computed apart: the all-GEMV op's down share plus the GEMM's up/gate share.
+  ChipSpec all_gemm = c;
+  REQUIRE(all_gemm.measured.set("gemm_q4_1_min_tokens_k1024", 9));
+  c = all_gemm;
+  const double gemm_whole = ffn_s(12);
+  CHECK(split == Approx(down_gemv + gemm_whole * 2.0 / 3).epsilon(0.02));
 }
 
 TEST_CASE("prefill attention with a measured row cost: each (token, head) row's fixed work plus FLOPs at the marginal rate", "[speed]") {

@@ -225,19 +225,38 @@ TEST_CASE("the cache-resident size is read when present; 0 or negative refuses t
   }
 }
 
-TEST_CASE("the kernels' GEMM thresholds are read per format; a fraction, 0 or an unknown format refuses the file", "[hwdb][calibration]") {
+TEST_CASE("the kernels' GEMM thresholds are read per format and row length; a fraction, 0, a bad width or an unknown "
+          "format refuses the file", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
   std::string why;
   auto j = calibration_json("Made-up EPYC|2|25", random_figures(23));
-  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.get("gemm_q4_0_min_tokens") == std::nullopt);  // an older file
-  j["gemm_min_tokens"] = {{"q4_0", 17}, {"f16", 7}};
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.get("gemm_q4_0_min_tokens_k1") == std::nullopt);  // an older file
+  // The form calibrate writes: a step function of the row length.
+  j["gemm_min_tokens"] = {{"q4_0", {{"32", 12}, {"1024", 21}}}, {"f16", {{"32", 7}}}};
   const ChipSpec c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
-  CHECK(c.measured.get("gemm_q4_0_min_tokens") == 17);
-  CHECK(c.measured.format("fp16")->gemm.min_tokens == 7);  // the kernels' "f16" is the analyzer's fp16
-  CHECK(c.provenance.count("gemm_f16_min_tokens") == 1);
+  CHECK(c.measured.get("gemm_q4_0_min_tokens_k32") == 12);
+  CHECK(c.measured.get("gemm_q4_0_min_tokens_k1024") == 21);
+  const rooftop::GemmRates& q4 = c.measured.format("q4_0")->gemm;
+  CHECK(q4.min_tokens_at(576) == 12);   // below the step at 1024
+  CHECK(q4.min_tokens_at(1024) == 21);  // from it on
+  CHECK(q4.min_tokens_at(14336) == 21);
+  CHECK(q4.min_tokens_at(16) == 12);    // below the first step: the first
+  CHECK(c.measured.format("fp16")->gemm.min_tokens_at(4096) == 7);  // the kernels' "f16" is the analyzer's fp16
+  CHECK(c.provenance.count("gemm_f16_min_tokens_k32") == 1);
+  // The stop-41 form (one number per format) holds for every width.
+  j["gemm_min_tokens"] = {{"q4_0", 17}};
+  CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.format("q4_0")->gemm.min_tokens_at(576) == 17);
   for (const auto& [fmt, bad] : std::vector<std::pair<std::string, double>>{{"q4_0", 7.5}, {"q4_0", 0}, {"q4_0", -3}, {"q9_9", 8}}) {
     j["gemm_min_tokens"] = {{fmt, bad}};
     CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
     CHECK(why.find(fmt) != std::string::npos);
+    j["gemm_min_tokens"] = {{fmt, {{"1024", bad}}}};
+    CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
+    CHECK(why.find(fmt) != std::string::npos);
+  }
+  for (const std::string k : {"0", "0512", "x", "", "1e3", "-32"}) {
+    j["gemm_min_tokens"] = {{"q4_0", {{k, 12}}}};
+    CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
+    CHECK(why.find("row length") != std::string::npos);
   }
 }

@@ -126,7 +126,7 @@ TEST_CASE("small-n gemm and gemv_batch match the reference for every format, ISA
   ThreadPool pool(2);
   for (WeightFormat f : all_formats()) {
     const bool q8 = gemv_uses_q8_activations(f);
-    for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 12, 17}) {  // 12, 17: either side of the amx table's GEMM thresholds
+    for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 21}) {  // 13-21: either side of the amx table's GEMM thresholds
       for (int64_t k0 : {32, 288, 1056}) {  // 9 blocks: one 8-block step + tail; 33 blocks: two 16-block groups + tail
         const int64_t k = round_k(f, k0), m = 19;
         TestWeights w = make_weights(rng, f, m, k);
