@@ -246,6 +246,14 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
   if (!q) array_bytes = std::max<int64_t>(array_bytes, 256 * kMiB);
   array_bytes = std::min<int64_t>(array_bytes, static_cast<int64_t>(rec.machine.memory_bytes > 0 ? rec.machine.memory_bytes / 8 : 1e12));
 
+  // A working set that reads from DRAM: 4x the cache-resident size the sweep measured (this VM: 64 MiB of a reported
+  // 480 MiB L3, so 256 MiB), else 4x the reported last-level cache; at most 1/8 of the memory, as the STREAM arrays.
+  // Read when a step runs (the sweep comes first). 4x the reported 480 MiB made every DRAM-streamed GEMV generate
+  // 1.9 GB of random weights: most of a quick calibration's 2 minutes, half of it in page faults (stop 42).
+  auto dram_ws = [&] {
+    const double ws = 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc);
+    return rec.machine.memory_bytes > 0 ? std::min(ws, rec.machine.memory_bytes / 8.0) : ws;
+  };
   steps.push_back({"STREAM, all threads", 2, [&] { rec.stream = measure_stream(pool, array_bytes, mem_opt, refresh); }});
   if (!refresh) steps.push_back({"STREAM, 1 thread", 2, [&] { rec.stream_1thread = measure_stream(single, array_bytes, mem_opt); }});
 
@@ -275,7 +283,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       }
       steps.push_back({std::string("gemv ") + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
                        big ? 1.0 : 0.3, [&, s, f, big] {
-                         KernelResult r = measure_gemv(pool, f, s.m, s.k, big ? stream_opt : kern_opt, big ? 4 * llc : 0);
+                         KernelResult r = measure_gemv(pool, f, s.m, s.k, big ? stream_opt : kern_opt, big ? dram_ws() : 0);
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
@@ -286,7 +294,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       if (!big && streamed)
         steps.push_back({std::string("gemv ") + kernels::format_name(f) + " stream k=" + std::to_string(s.k), 0.5, [&, s, f] {
                            const int64_t rows = (int64_t{32} << 20) / kernels::row_bytes(f, s.k);
-                           KernelResult r = measure_gemv(pool, f, rows, s.k, stream_opt, 4 * llc);
+                           KernelResult r = measure_gemv(pool, f, rows, s.k, stream_opt, dram_ws());
                            r.name += "_stream_k" + std::to_string(s.k);
                            rec.kernels.push_back(r);
                          }});
@@ -309,7 +317,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
         if (s.k % kernels::block_values(f) != 0) continue;  // (said for the single-token GEMV above)
         steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " " + std::to_string(s.m) + "x" + std::to_string(s.k),
                          big ? 1.0 : 0.3, [&, s, f, n, big] {
-                           KernelResult r = measure_gemv_batch(pool, f, s.m, s.k, n, kern_opt, big ? 4 * llc : 0);
+                           KernelResult r = measure_gemv_batch(pool, f, s.m, s.k, n, kern_opt, big ? dram_ws() : 0);
                            if (!big) r.name += shape_suffix(s.m, s.k);
                            rec.kernels.push_back(r);
                          }});
@@ -319,7 +327,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
           steps.push_back({"gemv_batch n=" + std::to_string(n) + " " + kernels::format_name(f) + " stream k=" + std::to_string(s.k),
                            0.5, [&, s, f, n] {
                              const int64_t rows = (int64_t{32} << 20) / kernels::row_bytes(f, s.k);
-                             KernelResult r = measure_gemv_batch(pool, f, rows, s.k, n, stream_opt, 4 * llc);
+                             KernelResult r = measure_gemv_batch(pool, f, rows, s.k, n, stream_opt, dram_ws());
                              r.name += "_stream_k" + std::to_string(s.k);
                              rec.kernels.push_back(r);
                            }});
@@ -352,29 +360,24 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       // The narrow shape's runs take their weights from DRAM (slices of a matrix 4x the cache-resident size), as a
       // prefill does: it reads each matrix once. Kept in L2 instead, a 0.5 MB matrix packed 10-30% faster and the
       // engine's short prompts came out 10-20% faster than priced (docs/validate-files.md, stop 39).
-      auto narrow_ws = [&] {
-        const double ws = 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc);
-        return rec.machine.memory_bytes > 0 ? std::min(ws, rec.machine.memory_bytes / 8.0) : ws;  // as the STREAM arrays
-      };
       steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=128 " + std::to_string(s.m) + "x" + std::to_string(s.k),
-                       big ? 4.0 : 0.5, [&, s, f, big, narrow_ws] {
-                         KernelResult r = measure_gemm(pool, f, s.m, s.k, kPrefillTokens, big ? gemm_opt : kern_opt, big ? 0.0 : narrow_ws());
+                       big ? 4.0 : 0.5, [&, s, f, big] {
+                         KernelResult r = measure_gemm(pool, f, s.m, s.k, kPrefillTokens, big ? gemm_opt : kern_opt, big ? 0.0 : dram_ws());
                          if (!big) r.name += shape_suffix(s.m, s.k);
                          rec.kernels.push_back(r);
                        }});
       if (big && !refresh)  // the small batch again with the weights from DRAM: the extra cost of a model beyond the cache
         steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(kSmallPrefillTokens) + " from DRAM", 1.5,
                          [&, s, f] {
-                           const double ws = 4.0 * (rec.cache_resident_bytes > 0 ? rec.cache_resident_bytes : llc);
-                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, gemm_opt, ws);
+                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, gemm_opt, dram_ws());
                            r.name += "_n" + std::to_string(kSmallPrefillTokens) + "_dram";
                            rec.kernels.push_back(r);
                          }});
       if (!big)  // the narrow shape at n = 16 too: its own per-weight and per-token costs (below)
         steps.push_back({std::string("gemm ") + kernels::format_name(f) + " n=" + std::to_string(kSmallPrefillTokens) + " " +
                              std::to_string(s.m) + "x" + std::to_string(s.k),
-                         0.3, [&, s, f, narrow_ws] {
-                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, kern_opt, narrow_ws());
+                         0.3, [&, s, f] {
+                           KernelResult r = measure_gemm(pool, f, s.m, s.k, kSmallPrefillTokens, kern_opt, dram_ws());
                            r.name += shape_suffix(s.m, s.k) + "_n" + std::to_string(kSmallPrefillTokens);
                            rec.kernels.push_back(r);
                          }});
@@ -412,7 +415,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
     steps.push_back({std::string("attention ") + (f16 ? "f16" : "f32") + " t=1024", 1, [&, f16] {
                        AttentionShape a = llama8b_attention(1024);
                        const double per_layer = 2.0 * a.t * a.kv_heads * a.head_dim * (f16 ? 2 : 4);
-                       const int64_t layers = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(4 * llc / per_layer)), 1, 64);
+                       const int64_t layers = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(dram_ws() / per_layer)), 1, 64);
                        rec.kernels.push_back(measure_attention(pool, f16, a.heads, a.kv_heads, a.head_dim, a.t, layers, kern_opt));
                      }});
   // Causal prefill attention of a 256-token prompt with Llama-3.1-8B heads (in cache: compute-bound), and of a
@@ -431,7 +434,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
                      rec.overhead.region_start = keep;
                    }});
   steps.push_back({"DRAM start of a GEMV region", q ? 0.3 : 1.0,
-                   [&] { rec.overhead.region_start = measure_region_start(pool, llc, q); }});
+                   [&] { rec.overhead.region_start = measure_region_start(pool, dram_ws(), q); }});
 
   steps.insert(steps.end(), reference_steps.begin(), reference_steps.end());
   if (!refresh && !reference_steps.empty())

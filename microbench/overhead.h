@@ -30,8 +30,9 @@ struct RegionStartResult {
   };
   std::vector<Shape> shapes;
 };
-// `quick`: one shape (q8_0 1536 x 576) and 7 rounds; else three shapes and 11 rounds. Rounds last ~40 ms.
-RegionStartResult measure_region_start(kernels::ThreadPool& pool, double llc_bytes, bool quick);
+// `quick`: one shape (q8_0 1536 x 576) and 7 rounds; else three shapes and 11 rounds. Rounds last ~40 ms. dram_bytes:
+// a working set that reads from DRAM (calibrate: 4x the cache-resident size), the chain of matrices cycled through.
+RegionStartResult measure_region_start(kernels::ThreadPool& pool, double dram_bytes, bool quick);
 
 struct OverheadResult {
   // One Llama-3.1-8B-sized layer without its matrices: 10 ThreadPool barriers with negligible work,

@@ -12,7 +12,7 @@
 
 namespace rooftop::microbench {
 
-RegionStartResult measure_region_start(kernels::ThreadPool& pool, double llc_bytes, bool quick) {
+RegionStartResult measure_region_start(kernels::ThreadPool& pool, double dram_bytes, bool quick) {
   using F = kernels::WeightFormat;
   struct Spec {
     F format;
@@ -27,13 +27,13 @@ RegionStartResult measure_region_start(kernels::ThreadPool& pool, double llc_byt
   for (const Spec& s : specs) {
     const double bytes = static_cast<double>(s.m * kernels::row_bytes(s.format, s.k));
     // Separate allocations (each its own mapping at these sizes), as a model's matrices are.
-    const int copies = static_cast<int>(std::max(8.0, std::ceil(4 * llc_bytes / bytes)));
+    const int copies = static_cast<int>(std::max(8.0, std::ceil(dram_bytes / bytes)));
     std::vector<kernels::RandomWeights> chain;
     chain.reserve(static_cast<size_t>(copies));
     for (int i = 0; i < copies; ++i) chain.push_back(random_weights(s.format, s.m, s.k, 101 + static_cast<uint32_t>(i)));
     std::vector<float> x(static_cast<size_t>(s.k)), y(static_cast<size_t>(s.m));
     for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f + 0.5f * static_cast<float>(i % 7) / 7.0f;  // never zero
-    GemvStream stream(s.format, (int64_t{32} << 20) / kernels::row_bytes(s.format, s.k), s.k, 4 * llc_bytes, 11, 1);
+    GemvStream stream(s.format, (int64_t{32} << 20) / kernels::row_bytes(s.format, s.k), s.k, dram_bytes, 11, 1);
     stream.measure(pool, TimerOptions{1, 1, 20e-3});  // first touch
     size_t next = 0;
     auto one_region = [&] {

@@ -298,8 +298,9 @@ std::string roof_key(WeightFormat f, int64_t k, int64_t batch) {
   return kind + kernels::format_name(f) + "_stream_k" + std::to_string(k) + "_bytes_per_s";
 }
 
-// The probe of that roof: 32 MiB matrices of width k cycled past 4x the LLC, as calibrate streams them, at
-// the batch's kind (n = 1, 4 or 16). Its first call touches the matrices (not a sample).
+// The probe of that roof: 32 MiB matrices of width k cycled past 4x the LLC the CPU reports, at the batch's kind
+// (n = 1, 4 or 16). Calibrate cycles past 4x the cache-resident size it measured instead (smaller where a VM reports
+// the host's whole L3); both read from DRAM. Its first call touches the matrices (not a sample).
 std::unique_ptr<GemvStream> make_probe(WeightFormat f, int64_t k, int64_t batch, kernels::ThreadPool& pool) {
   const auto info = hwdb::host_cpu_info();
   const double llc = std::max({info.l3_bytes, info.l2_bytes, 8.0 * (1 << 20)});
