@@ -61,7 +61,7 @@ struct Rates {
 constexpr double kMatmulRegionsPerLayer = 4;
 
 // A batch kind (`&FormatRates::batch4` or `::batch16`) that calibrate did not time for this format (a quick calibration
-// times gemv_batch for f32, q8_0 and q4_1 only). The batched kernel reads each weight once for all its tokens, so
+// times gemv_batch for f32, f16, q8_0, q4_1 and q4_k only). The batched kernel reads each weight once for all its tokens, so
 // what batching buys is a property of the kernel's structure more than of the format: the format's own one-token
 // rates, at each of the op's widths, times the speed-up (batched rate over one-token rate at that width) of the
 // measured formats of its family (legacy q4_0/q4_1/q5_0/q5_1, k-quants, float ...), the smallest of them. Without it
@@ -73,7 +73,7 @@ std::optional<GemvRates> borrowed_batch(const CalibratedRates& cal, const std::s
                                         GemvRates FormatRates::*kind, const std::vector<double>& widths) {
   const FormatFamily family = format_family(format);
   if (family == FormatFamily::float_) return std::nullopt;
-  std::optional<double> arith, arith_best, stream, big_bytes, big_flops;  // smallest speed-ups
+  std::optional<double> arith_best, big_bytes, big_flops;  // the smallest speed-ups
   std::vector<std::optional<double>> arith_w(widths.size()), stream_w(widths.size());
   auto lower = [](std::optional<double>& into, double one, double batched) {
     if (one > 0 && batched > 0) into = std::min(into.value_or(batched / one), batched / one);
@@ -101,9 +101,7 @@ std::optional<GemvRates> borrowed_batch(const CalibratedRates& cal, const std::s
     if (stream_w[i] && !f.gemv.stream_bytes_per_s.empty())
       out.stream_bytes_per_s.emplace_back(widths[i], rate_at_width(f.gemv.stream_bytes_per_s, widths[i]) * *stream_w[i]);
   }
-  std::sort(out.arith_flops.begin(), out.arith_flops.end());
-  std::sort(out.stream_bytes_per_s.begin(), out.stream_bytes_per_s.end());
-  if (!out.measured()) return std::nullopt;
+  if (!out.measured()) return std::nullopt;  // (the widths come sorted: so are the rates)
   return out;
 }
 
@@ -232,8 +230,10 @@ double op_time(const OpCost& op, const Rates& r, bool decode, double tokens, std
       // tokens, 80.5 at 8, 153.6 at 16; the line gives 28.3, 37.2 and 81.9). Beyond 16: the 16-token kernel's
       // rates, scaled by the tokens' FLOPs.
       // A batch size calibrate did not time for this format: borrowed_batch's rates.
-      std::vector<double> widths;
+      std::vector<double> widths;  // the op's row lengths, each once
       for (const auto& w : op.widths) widths.push_back(w.first);
+      std::sort(widths.begin(), widths.end());
+      widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
       std::optional<GemvRates> borrowed4, borrowed16;
       if (!f.batch4.measured()) borrowed4 = borrowed_batch(cal, op.weight_format, f, &FormatRates::batch4, widths);
       if (!f.batch16.measured()) borrowed16 = borrowed_batch(cal, op.weight_format, f, &FormatRates::batch16, widths);
