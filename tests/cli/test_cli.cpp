@@ -384,8 +384,8 @@ TEST_CASE("the held-out sources of validate/heldout load; the two that joined th
   // no format, 5 of CodeLlama-34B, which has no card; none of Lambda's 24, whose ShareGPT lengths are not stated).
   // The FP8-KV blog, GPUStack's Qwen3-8B latency page and ai.wmx.dev's L4 sweep joined validate/published (2026-12-05).
   // InferenceBench's H100 sweep (2026-12-05): its 4 TPOT records of 12 (the page prints no lengths). llama.cpp PR 1684
-  // (k-quants, RTX 4080 ms/token: 9) and PR 4280 (slaren's M3 Max batched-bench master table: 10), stop 42.
-  CHECK(j["records"].size() == 74 + 39 + 4 + 4 + 4 + 9 + 10);
+  // (k-quants, RTX 4080 ms/token: 9) and PR 4280 (the M3 Max and M1 Max batched-bench master tables: 10 each), stop 42.
+  CHECK(j["records"].size() == 74 + 39 + 4 + 4 + 4 + 9 + 10 + 10);
   CHECK(j["skipped"].size() == 26 + 12 + 24 + 8);
   // llama.cpp PR 6766 and issue 6763 joined validate/published after their held-out check (|error| 0.3% to 11%).
   // In the fit they share chips with later sources that disagree: the Vulkan RTX 3090 rows of PRs 14903 and 21024
