@@ -29,8 +29,9 @@ CacheSizes aggregate_cache_sizes(double l1d_per_core, double l2_per_core, double
 // by working set. Levels without a reported size are skipped; DRAM needs a point >= 4 x the last cache.
 std::vector<LevelBandwidth> detect_levels(const std::vector<SweepPoint>& sweep, const CacheSizes& caches);
 
-// The largest working set the read sweep still read clearly faster (1.25x) than its largest one, provided that
-// one is DRAM (within 1.25x of STREAM's read rate) and at least twice as big; 0 when the sweep cannot tell. On a
+// The largest working set the read sweep still read clearly faster (1.25x) than DRAM (the faster of STREAM's read
+// rate and the sweep's largest set), provided that largest set is DRAM (within 1.25x of STREAM's read rate) and at
+// least twice as big; 0 when the sweep cannot tell. On a
 // shared cache this is the share the machine's neighbours leave (this VM: 190 MB of a 504 MiB L3).
 double cache_resident_bytes(const std::vector<SweepPoint>& sweep, double dram_bytes_per_s);
 

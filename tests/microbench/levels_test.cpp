@@ -101,6 +101,13 @@ TEST_CASE("the cache-resident size is the largest working set read clearly faste
   // The synthetic machine: 100 GB/s up to its 32 MiB L3, 14 GB/s at the 64 MiB transition, 20 GB/s beyond (STREAM
   // reads 20 GB/s): the L3's last point is the largest set still faster than DRAM.
   for (unsigned seed : {1u, 2u, 3u}) CHECK(cache_resident_bytes(synthetic_sweep(seed), 20e9) == 32.0 * 1024 * 1024);
+  // A disturbed last point (half of STREAM's rate, as a quick calibration once read at 1 GiB on this VM) must not
+  // make the DRAM points before it look cached: the answer stays the L3's 32 MiB.
+  for (unsigned seed : {6u, 7u}) {
+    auto slow_end = synthetic_sweep(seed);
+    slow_end.back().bytes_per_s = 10e9;
+    CHECK(cache_resident_bytes(slow_end, 20e9) == 32.0 * 1024 * 1024);
+  }
   // A sweep that ends inside a cache (its last point well above STREAM's rate) tells nothing.
   auto in_cache = synthetic_sweep(4);
   while (in_cache.back().working_set_bytes > 32 * 1024 * 1024) in_cache.pop_back();
