@@ -1,9 +1,12 @@
 // GGUF parsing over a byte buffer (bounds-checked at every read) and the mmap-backed file opener.
 #include "engine/gguf.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -237,9 +240,93 @@ const std::byte* GgufFile::tensor_data(const GgufTensorInfo& t) const {
   return base_ + data_offset + t.offset;
 }
 
-void GgufFile::populate() const {
-#ifdef MADV_POPULATE_READ
+namespace {
+
+constexpr uintptr_t kHugePage = uintptr_t(2) << 20;  // x86-64 and arm64 (4 KiB granule) PMD huge pages
+
+// Reserves size bytes plus one huge page of address space, then calls place(aligned start) to map the real
+// region there with MAP_FIXED; the slack on either side is released. Falls back to place(nullptr) (any
+// address) if the reservation fails. Returns what place returned.
+template <class Place>
+void* map_aligned(size_t size, Place place) {
+  void* r = ::mmap(nullptr, size + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED) return place(nullptr);
+  const auto lo = uintptr_t(r), at = (lo + kHugePage - 1) / kHugePage * kHugePage;
+  const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const auto end = (at + size + page - 1) / page * page, hi = lo + size + kHugePage;
+  void* p = place(reinterpret_cast<void*>(at));
+  if (p == MAP_FAILED) {
+    ::munmap(r, size + kHugePage);
+    return p;
+  }
+  if (at > lo) ::munmap(r, at - lo);
+  if (hi > end) ::munmap(reinterpret_cast<void*>(end), hi - end);
+  return p;
+}
+
+// True when the kernel gives anonymous memory huge pages on request: transparent huge pages set to
+// "always" or "madvise" (not "never", and not a kernel built without them).
+bool huge_pages_on_request() {
+  std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (!f) return false;
+  char buf[128] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const std::string_view mode(buf, n);
+  return mode.find("[always]") != std::string_view::npos || mode.find("[madvise]") != std::string_view::npos;
+}
+
+// MemAvailable from /proc/meminfo in bytes; 0 when unknown.
+double memory_available_bytes() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb * 1024;
+}
+
+// Reads the whole file into anonymous memory backed by huge pages and moves that memory over the read-only
+// file mapping at `base`, which must start on a huge-page boundary. Returns false (mapping untouched) if any
+// step fails. The file is read with pread, never through the mapping, so resident memory grows by the
+// file's size once, not twice.
+bool replace_with_huge_pages(const std::string& path, const std::byte* base, size_t size) {
+  if (uintptr_t(base) % kHugePage != 0 || !huge_pages_on_request()) return false;
+  // Anonymous pages cannot be dropped under memory pressure as the file's clean pages can: a file above 3/4 of
+  // the available memory keeps its mapping.
+  if (double(size) > 0.75 * memory_available_bytes()) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const auto page = size_t(::sysconf(_SC_PAGESIZE));
+  const size_t span = (size + page - 1) / page * page;
+  void* copy = map_aligned(span, [&](void* at) {
+    return ::mmap(at, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0), -1, 0);
+  });
+  bool ok = copy != MAP_FAILED && uintptr_t(copy) % kHugePage == 0;
+  if (ok) (void)::madvise(copy, span, MADV_HUGEPAGE);
+  for (size_t done = 0; ok && done < size;) {
+    const ssize_t got = ::pread(fd, static_cast<std::byte*>(copy) + done, std::min<size_t>(size - done, 64 << 20),
+                                off_t(done));
+    if (got <= 0) ok = false;
+    else done += size_t(got);
+  }
+  ::close(fd);
+  ok = ok && ::mprotect(copy, span, PROT_READ) == 0 &&
+       ::mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, const_cast<std::byte*>(base)) != MAP_FAILED;
+  if (!ok && copy != MAP_FAILED) ::munmap(copy, span);
+  return ok;
+}
+
+}  // namespace
+
+void GgufFile::populate(bool huge_pages) const {
   if (!base_ || data_offset >= file_bytes) return;
+  // Weights in 2 MiB pages: a decode step streams every weight once, and with 4 KiB pages the page walks of
+  // a 700 MB model cost 10-13% of the FFN's time on this project's 2-vCPU VM (docs/engine-speed.md, stop 43).
+  if (huge_pages && replace_with_huge_pages(path, base_, file_bytes)) return;
+#ifdef MADV_POPULATE_READ
   // madvise wants a page-aligned start: round the data section's start down to its page.
   const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
   const auto start = uintptr_t(base_ + data_offset) / page * page;
@@ -348,8 +435,11 @@ GgufFile open_gguf(const std::string& path, bool map_data) {
     throw InputError(path + ": not a valid GGUF file: only " + std::to_string(size) +
                      " bytes, shorter than the 24-byte header");
   }
-  // mmap reads lazily: parsing the header touches only its pages, whatever the file's size.
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // mmap reads lazily: parsing the header touches only its pages, whatever the file's size. The mapping starts
+  // on a huge-page boundary so that populate() can later put huge pages at the same addresses.
+  void* p = map_aligned(size, [&](void* at) {
+    return ::mmap(at, size, PROT_READ, MAP_PRIVATE | (at ? MAP_FIXED : 0), fd, 0);
+  });
   ::close(fd);
   if (p == MAP_FAILED) throw InputError("cannot memory-map GGUF file '" + path + "': " + std::strerror(errno));
   std::shared_ptr<const void> mapping(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });

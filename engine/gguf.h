@@ -67,10 +67,13 @@ struct GgufFile {
   bool data_mapped() const { return base_ != nullptr; }
   // The tensor's bytes inside the mapping; throws std::logic_error if opened without map_data.
   const std::byte* tensor_data(const GgufTensorInfo& t) const;
-  // Maps every page of the tensor data in now (as llama.cpp's MAP_POPULATE does), so that the first forward
-  // pass pays no page fault per 4 KiB of weights inside its timed prefill. Best effort: a no-op without a
-  // mapping, and on kernels before 5.14 (no MADV_POPULATE_READ) the pages fault in lazily as before.
-  void populate() const;
+  // Makes every weight resident now, so that the first forward pass pays no page fault per 4 KiB inside its
+  // timed prefill. With huge_pages and transparent huge pages available ("always" or "madvise"), the file is
+  // read into anonymous 2 MiB pages moved over the mapping at the same addresses (pointers into the file stay
+  // valid, resident memory grows by the file's size); otherwise, or if that fails, the mapping's own pages are
+  // faulted in (MADV_POPULATE_READ, as llama.cpp's MAP_POPULATE). Best effort: a no-op without a mapping, and on
+  // kernels before 5.14 without huge pages the pages fault in lazily as before.
+  void populate(bool huge_pages = true) const;
 
   // Internal: the mapping (shared so that GgufFile can be copied and moved cheaply).
   std::shared_ptr<const void> mapping_;

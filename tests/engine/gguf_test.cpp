@@ -286,6 +286,28 @@ TEST_CASE("open_gguf refuses missing and tiny files", "[gguf]") {
   std::filesystem::remove(path);
 }
 
+namespace {
+// The process's anonymous memory in transparent huge pages (/proc/self/smaps_rollup), in bytes.
+double anon_huge_bytes() {
+  std::ifstream f("/proc/self/smaps_rollup");
+  std::string key;
+  double kb = 0;
+  while (f >> key) {
+    if (key == "AnonHugePages:") {
+      f >> kb;
+      return kb * 1024;
+    }
+  }
+  return 0;
+}
+// True when the kernel gives huge pages to anonymous memory that asks (THP "always" or "madvise").
+bool thp_on_request() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return mode.find("[always]") != std::string::npos || mode.find("[madvise]") != std::string::npos;
+}
+}  // namespace
+
 TEST_CASE("GgufFile::populate maps the tensor data in before the first forward pass", "[gguf]") {
   // 16 MiB of random non-zero floats. After populate() the whole data section must be resident (VmRSS counts
   // mapped file pages), so that a timed prefill pays no page faults; opening alone maps only the header's
@@ -315,10 +337,27 @@ TEST_CASE("GgufFile::populate maps the tensor data in before the first forward p
   GgufFile mapped = rooftop::engine::open_gguf(path.string(), true);
   const double opened = rss();
   CHECK(opened - before < 4.0 * (1 << 20));
+  const double huge_before = anon_huge_bytes();
+  const std::byte* data = mapped.tensor_data(mapped.tensors[0]);
   mapped.populate();
   CHECK(rss() - opened > 14.0 * (1 << 20));
+  // Same addresses, same bytes: every float equals the file's (read back with an ifstream, not the mapping).
+  CHECK(mapped.tensor_data(mapped.tensors[0]) == data);
+  std::vector<char> file_bytes(mapped.file_bytes);
+  std::ifstream(path, std::ios::binary).read(file_bytes.data(), std::streamsize(file_bytes.size()));
+  CHECK(std::memcmp(file_bytes.data(), data - mapped.data_offset - mapped.tensors[0].offset, file_bytes.size()) == 0);
   float x = 0;
-  std::memcpy(&x, mapped.tensor_data(mapped.tensors[0]), 4);
+  std::memcpy(&x, data, 4);
+  CHECK(x == first);
+  // With transparent huge pages on request, the 16 MiB now sit in 2 MiB pages: at least 7 whole ones (the
+  // mapping starts on a 2 MiB boundary; the header's page and the tail may stay small).
+  if (thp_on_request()) CHECK(anon_huge_bytes() - huge_before >= 7.0 * (2 << 20));
+  // populate(false) keeps the file's own pages (no anonymous huge pages added).
+  GgufFile plain = rooftop::engine::open_gguf(path.string(), true);
+  const double huge_plain = anon_huge_bytes();
+  plain.populate(false);
+  CHECK(anon_huge_bytes() == huge_plain);
+  std::memcpy(&x, plain.tensor_data(plain.tensors[0]), 4);
   CHECK(x == first);
   std::filesystem::remove(path);
 }
