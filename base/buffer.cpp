@@ -8,14 +8,23 @@
 #include <random>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace rooftop {
 namespace {
+// Buffers of 4 MiB and more start on a 2 MiB boundary and ask for transparent huge pages, as the engine's weights
+// do (GgufFile::populate): a kernel measured here streams through the same page size as the model it prices.
+constexpr size_t kHugePage = size_t(2) << 20;
+
 template <class T>
 T* aligned_new(int64_t count) {
   size_t bytes = static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T);
-  bytes = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, bytes);
+  const bool huge = bytes >= 2 * kHugePage;
+  const size_t align = huge ? kHugePage : 64;
+  bytes = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, bytes);
   if (!p) throw std::bad_alloc();
+  if (huge) (void)::madvise(p, bytes, MADV_HUGEPAGE);  // best effort: without THP the pages stay 4 KiB
   return static_cast<T*>(p);
 }
 }  // namespace
