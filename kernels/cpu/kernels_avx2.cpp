@@ -289,9 +289,12 @@ void gemm_q8_avx2(const WeightView& W, const Q8Activations* xq, const float* sum
     const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kQ8NR - 1) / kQ8NR;
     for (int64_t kc0 = 0; kc0 < k; kc0 += kQ8KC) {
       const int64_t kc = std::min(kQ8KC, k - kc0), blocks = kc / 32;
+      const int64_t bv = block_values(W.format), slice_bytes = kc / bv * block_bytes(W.format);
       for (int64_t r = 0; r < panels * kQ8NR; ++r) {
         uint8_t* panel = packed + (r / kQ8NR) * blocks * pbytes;
         const int lane = int(r % kQ8NR);
+        if (r + kPackPrefetchRows < jn)  // the piece kPackPrefetchRows rows ahead (x86_kernels_inl.h)
+          prefetch_lines(W.data + (jb + r + kPackPrefetchRows) * rb + kc0 / bv * block_bytes(W.format), slice_bytes);
         if (r < jn) pack_q8_row_avx2(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
         else
           for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales

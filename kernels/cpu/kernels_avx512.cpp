@@ -520,8 +520,14 @@ void gemm_cols_xbf16(const WeightView& W, const uint32_t* Xv, int64_t n, float* 
       const int64_t kc = std::min(kAmxKC, k - kc0), steps = kc / 32;
       // wb holds the A tiles one after another: row pair p, step s, row tile t at ((p * steps + s) * 2 + t) * 512
       // values, 16 rows x 32 values each (a tile load reads 1 KiB in a row). Rows past the range are zero.
+      const int64_t slice_bytes = kc / bv * bb;
       for (int64_t r = 0; r < pairs * 32; ++r) {
         uint16_t* dst = wb + (r / 32) * steps * 1024 + ((r / 16) % 2) * 512 + (r % 16) * 32;
+        // The piece kPackPrefetchRows rows ahead (x86_kernels_inl.h); past the block's last row, the next slice's.
+        const int64_t ahead = r + kPackPrefetchRows;
+        if (ahead < rows) prefetch_lines(W.data + (jb + ahead) * rb + (kc0 / bv) * bb, slice_bytes);
+        else if (kc0 + kc < k && ahead - rows < rows)
+          prefetch_lines(W.data + (jb + ahead - rows) * rb + ((kc0 + kc) / bv) * bb, std::min(kAmxKC, k - kc0 - kc) / bv * bb);
         if (r < rows) {
           dequantize_simd(W.format, W.data + (jb + r) * rb + (kc0 / bv) * bb, rowbuf.data(), kc);
           for (int64_t s = 0; s < steps; ++s) to_bf16_pairs(rowbuf.data() + s * 32, 32, reinterpret_cast<uint32_t*>(dst + s * 1024));
@@ -798,9 +804,12 @@ void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float
     const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kGemmNR - 1) / kGemmNR;
     for (int64_t kc0 = 0; kc0 < k; kc0 += kQ8KC) {
       const int64_t kc = std::min(kQ8KC, k - kc0), blocks = kc / 32;
+      const int64_t bv = block_values(W.format), slice_bytes = kc / bv * block_bytes(W.format);
       for (int64_t r = 0; r < panels * kGemmNR; ++r) {
         uint8_t* panel = packed + (r / kGemmNR) * blocks * pbytes;
         const int lane = int(r % kGemmNR);
+        if (r + kPackPrefetchRows < jn)  // the piece kPackPrefetchRows rows ahead (x86_kernels_inl.h)
+          prefetch_lines(W.data + (jb + r + kPackPrefetchRows) * rb + kc0 / bv * block_bytes(W.format), slice_bytes);
         if (r < jn) pack_q8_row(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
         else
           for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales
