@@ -61,7 +61,7 @@ struct Rates {
 constexpr double kMatmulRegionsPerLayer = 4;
 
 // A batch kind (`&FormatRates::batch4` or `::batch16`) that calibrate did not time for this format (a quick calibration
-// times gemv_batch for f32, f16, q8_0, q4_1 and q4_k only). The batched kernel reads each weight once for all its tokens, so
+// times gemv_batch for f32, f16, q8_0, q4_1, q4_k and q5_0 only). The batched kernel reads each weight once for all its tokens, so
 // what batching buys is a property of the kernel's structure more than of the format: the format's own one-token
 // rates, at each of the op's widths, times the speed-up (batched rate over one-token rate at that width) of the
 // measured formats of its family (legacy q4_0/q4_1/q5_0/q5_1, k-quants, float ...), the smallest of them. Without it
