@@ -59,6 +59,19 @@ SpeedPoint decode_point(const ModelSpec& m, const ChipSpec& c) {
   return speed(m, c, plan, o).points.at(0);
 }
 
+// Seconds of the prefill op `name` for a q4_1 model (fp32 KV) with a prompt of `prompt` tokens.
+double q4_1_prefill_op_s(const ModelSpec& m, const ChipSpec& c, const std::string& name, int64_t prompt) {
+  SpeedOptions o;
+  o.batches = {1};
+  o.prompt_tokens = prompt;
+  o.output_tokens = 1;
+  const SpeedResult r = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
+  for (size_t i = 0; i < r.prefill_ops.size(); ++i)
+    if (r.prefill_ops[i].name == name) return r.prefill_op_s.at(i);
+  FAIL("no " << name << " op in the prefill");
+  return 0.0;
+}
+
 }  // namespace
 
 TEST_CASE("each matrix of an op is priced at its own width's calibrated arithmetic rate", "[speed]") {
@@ -313,18 +326,7 @@ TEST_CASE("a prefill GEMM past the calibration's knot prices the tokens beyond i
   ChipSpec c = cpu_with_width_rates();
   REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 6e9));
   REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
-  auto ffn_s = [&](int64_t prompt) {
-    PrecisionPlan plan{"q4_1", {}, "fp32", {}, {}, {}};
-    SpeedOptions o;
-    o.batches = {1};
-    o.prompt_tokens = prompt;
-    o.output_tokens = 1;
-    const SpeedResult r = speed(m, c, plan, o);
-    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
-      if (r.prefill_ops[i].name == "ffn") return r.prefill_op_s.at(i);
-    FAIL("no ffn op in the prefill");
-    return 0.0;
-  };
+  auto ffn_s = [&](int64_t prompt) { return q4_1_prefill_op_s(m, c, "ffn", prompt); };
   // The FFN's V = 3 x 2048 x 1024 x 2 layers weights (q4_1: 0.625 B each); 2 V FLOPs per token.
   const double V = 3.0 * 2048 * 1024 * 2, pack = 0.625 * V / 6e9;
   const double below = ffn_s(512);
@@ -376,17 +378,7 @@ TEST_CASE("a prompt below the kernels' recorded GEMM threshold for its format is
   REQUIRE(c.measured.set("gemm_q4_1_pack_bytes_per_s", 1e9));  // slow: a GEMM would cost 0.625 B x weights / 1e9 to pack
   REQUIRE(c.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
   const ModelSpec m = test::smollm2_135m();
-  auto ffn_s = [&](int64_t prompt) {
-    SpeedOptions o;
-    o.batches = {1};
-    o.prompt_tokens = prompt;
-    o.output_tokens = 1;
-    const SpeedResult r = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
-    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
-      if (r.prefill_ops[i].name == "ffn") return r.prefill_op_s.at(i);
-    FAIL("no ffn op in the prefill");
-    return 0.0;
-  };
+  auto ffn_s = [&](int64_t prompt) { return q4_1_prefill_op_s(m, c, "ffn", prompt); };
   // No threshold recorded: 12 tokens run the GEMM (more than kCpuGemvMaxTokens), at least the FFN's pack time:
   // 3 x 1536 x 576 x 30 weights x 0.625 B / 1e9 B/s = 49.8 ms.
   const double as_gemm = ffn_s(12);
@@ -428,17 +420,7 @@ TEST_CASE("prefill attention with a measured row cost: each (token, head) row's 
   REQUIRE(c.measured.set("attention_f32_bytes_per_s", 1e15));  // the reads never bind here
   REQUIRE(c.measured.set("attention_prefill_f32_flops_per_s", 80e9));
   const ModelSpec m = test::smollm2_135m();  // 30 layers, 9 query heads of 64
-  auto attention_s = [&](int64_t prompt) {
-    SpeedOptions o;
-    o.batches = {1};
-    o.prompt_tokens = prompt;
-    o.output_tokens = 1;
-    const SpeedResult r = speed(m, c, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
-    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
-      if (r.prefill_ops[i].name == "attention") return r.prefill_op_s.at(i);
-    FAIL("no attention op in the prefill");
-    return 0.0;
-  };
+  auto attention_s = [&](int64_t prompt) { return q4_1_prefill_op_s(m, c, "attention", prompt); };
   // 64 tokens: 64 x 65 / 2 = 2080 causal pairs x 9 heads x 2 x (64 + 64) FLOPs x 30 layers = 143,769,600 FLOPs;
   // rows 64 x 9 x 30 = 17,280.
   CHECK(attention_s(64) == Approx(143769600.0 / 80e9).epsilon(1e-9));  // the one rate
@@ -476,17 +458,7 @@ TEST_CASE("a pass whose weights fit the cache-resident size reads them at the in
   REQUIRE(g.measured.set("gemm_q4_1_marginal_flops_per_s", 80e9));
   REQUIRE(g.measured.set("gemm_q4_1_dram_bytes_per_s", 2e9));
   const ModelSpec wb = whole_block_model();
-  auto ffn_s = [&] {
-    SpeedOptions o;
-    o.batches = {1};
-    o.prompt_tokens = 100;
-    o.output_tokens = 1;
-    const SpeedResult r = speed(wb, g, PrecisionPlan{"q4_1", {}, "fp32", {}, {}, {}}, o);
-    for (size_t i = 0; i < r.prefill_ops.size(); ++i)
-      if (r.prefill_ops[i].name == "ffn") return r.prefill_op_s.at(i);
-    FAIL("no ffn op in the prefill");
-    return 0.0;
-  };
+  auto ffn_s = [&] { return q4_1_prefill_op_s(wb, g, "ffn", 100); };
   const double V = 3.0 * 2048 * 1024 * 2, cached = 0.625 * V / 6e9 + 2 * V * 100 / 80e9;
   CHECK(ffn_s() == Approx(cached + 0.625 * V / 2e9).epsilon(1e-9));  // no resident size known: DRAM
   REQUIRE(g.measured.set("cache_resident_bytes", 1e12));
