@@ -292,13 +292,21 @@ double memory_available_bytes() {
 // file mapping at `base`, which must start on a huge-page boundary. Returns false (mapping untouched) if any
 // step fails. The file is read with pread, never through the mapping, so resident memory grows by the
 // file's size once, not twice.
-bool replace_with_huge_pages(const std::string& path, const std::byte* base, size_t size) {
+int64_t mtime_ns(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec; }
+
+bool replace_with_huge_pages(const GgufFile& g, const std::byte* base, size_t size) {
   if (uintptr_t(base) % kHugePage != 0 || !huge_pages_on_request()) return false;
   // Anonymous pages cannot be dropped under memory pressure as the file's clean pages can: a file above 3/4 of
   // the available memory keeps its mapping.
   if (double(size) > 0.75 * memory_available_bytes()) return false;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(g.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || uint64_t(st.st_dev) != g.file_dev || uint64_t(st.st_ino) != g.file_ino ||
+      mtime_ns(st) != g.file_mtime_ns || uint64_t(st.st_size) != size) {
+    ::close(fd);  // not the file that was mapped: keep the mapping
+    return false;
+  }
   const auto page = size_t(::sysconf(_SC_PAGESIZE));
   const size_t span = (size + page - 1) / page * page;
   void* copy = map_aligned(span, [&](void* at) {
@@ -325,7 +333,7 @@ void GgufFile::populate(bool huge_pages) const {
   if (!base_ || data_offset >= file_bytes) return;
   // Weights in 2 MiB pages: a decode step streams every weight once, and with 4 KiB pages the page walks of
   // a 700 MB model cost 10-13% of the FFN's time on this project's 2-vCPU VM (docs/engine-speed.md, stop 43).
-  if (huge_pages && replace_with_huge_pages(path, base_, file_bytes)) return;
+  if (huge_pages && replace_with_huge_pages(*this, base_, file_bytes)) return;
 #ifdef MADV_POPULATE_READ
   // madvise wants a page-aligned start: round the data section's start down to its page.
   const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
@@ -444,6 +452,9 @@ GgufFile open_gguf(const std::string& path, bool map_data) {
   if (p == MAP_FAILED) throw InputError("cannot memory-map GGUF file '" + path + "': " + std::strerror(errno));
   std::shared_ptr<const void> mapping(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
   GgufFile g = parse_gguf(static_cast<const std::byte*>(p), size, path);
+  g.file_dev = uint64_t(st.st_dev);
+  g.file_ino = uint64_t(st.st_ino);
+  g.file_mtime_ns = mtime_ns(st);
   if (map_data) {
     g.mapping_ = std::move(mapping);
   } else {

@@ -52,6 +52,10 @@ struct GgufFile {
   std::string path;
   uint32_t version = 0;
   uint64_t file_bytes = 0;
+  // The opened file's identity (st_dev, st_ino, st_mtime in ns), so that populate() never copies a file replaced at
+  // the same path since it was mapped; zero for parsed bytes.
+  uint64_t file_dev = 0, file_ino = 0;
+  int64_t file_mtime_ns = 0;
   uint64_t alignment = 32;    // general.alignment, default 32
   uint64_t data_offset = 0;   // start of the tensor data section in the file
   std::map<std::string, GgufValue> metadata;

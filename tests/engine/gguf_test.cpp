@@ -359,6 +359,23 @@ TEST_CASE("GgufFile::populate maps the tensor data in before the first forward p
   CHECK(anon_huge_bytes() == huge_plain);
   std::memcpy(&x, plain.tensor_data(plain.tensors[0]), 4);
   CHECK(x == first);
+  // A file replaced at the same path after opening (a new inode: written aside, renamed over) is never copied in:
+  // populate keeps the mapping of the file that was opened, whose values stay.
+  GgufFile opened_before = rooftop::engine::open_gguf(path.string(), true);
+  {
+    auto aside = path;
+    aside += ".new";
+    std::vector<char> other(file_bytes);
+    for (size_t i = mapped.data_offset; i < other.size(); ++i) other[i] = char(0x5a);
+    std::memcpy(other.data(), file_bytes.data(), mapped.data_offset);  // the same header
+    std::ofstream(aside, std::ios::binary).write(other.data(), std::streamsize(other.size()));
+    std::filesystem::rename(aside, path);
+  }
+  const double huge_replaced = anon_huge_bytes();
+  opened_before.populate();
+  CHECK(anon_huge_bytes() == huge_replaced);
+  std::memcpy(&x, opened_before.tensor_data(opened_before.tensors[0]), 4);
+  CHECK(x == first);
   std::filesystem::remove(path);
 }
 
