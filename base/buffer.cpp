@@ -12,15 +12,13 @@
 
 namespace rooftop {
 namespace {
-// Buffers of 4 MiB and more start on a 2 MiB boundary and ask for transparent huge pages, as the engine's weights
+// Buffers of 4 MiB and more start on a huge-page boundary and ask for transparent huge pages, as the engine's weights
 // do (GgufFile::populate): a kernel measured here streams through the same page size as the model it prices.
-constexpr size_t kHugePage = size_t(2) << 20;
-
 template <class T>
 T* aligned_new(int64_t count) {
   size_t bytes = static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T);
-  const bool huge = bytes >= 2 * kHugePage;
-  const size_t align = huge ? kHugePage : 64;
+  const bool huge = bytes >= 2 * kHugePageBytes;
+  const size_t align = huge ? kHugePageBytes : 64;
   bytes = (bytes + align - 1) / align * align;
   void* p = std::aligned_alloc(align, bytes);
   if (!p) throw std::bad_alloc();

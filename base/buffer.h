@@ -1,10 +1,15 @@
 // AlignedFloats: a 64-byte-aligned float array filled with random non-zero values (mt19937).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 
 namespace rooftop {
+
+// A transparent huge page (x86-64, and arm64 with 4 KiB base pages): the alignment and page size that
+// AlignedFloats/AlignedBytes of 4 MiB and more and the engine's weights (GgufFile::populate) ask for.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
 
 class AlignedFloats {
  public:

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buffer.h"
 #include "base/errors.h"
 #include "engine/ggml_types.h"
 
@@ -242,7 +243,7 @@ const std::byte* GgufFile::tensor_data(const GgufTensorInfo& t) const {
 
 namespace {
 
-constexpr uintptr_t kHugePage = uintptr_t(2) << 20;  // x86-64 and arm64 (4 KiB granule) PMD huge pages
+constexpr uintptr_t kHugePage = kHugePageBytes;
 
 // Reserves size bytes plus one huge page of address space, then calls place(aligned start) to map the real
 // region there with MAP_FIXED; the slack on either side is released. Falls back to place(nullptr) (any
@@ -288,11 +289,13 @@ double memory_available_bytes() {
   return kb * 1024;
 }
 
+// A file's modification time in nanoseconds (part of its identity, with device, inode and size).
+int64_t mtime_ns(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec; }
+
 // Reads the whole file into anonymous memory backed by huge pages and moves that memory over the read-only
 // file mapping at `base`, which must start on a huge-page boundary. Returns false (mapping untouched) if any
 // step fails. The file is read with pread, never through the mapping, so resident memory grows by the
 // file's size once, not twice.
-int64_t mtime_ns(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec; }
 
 bool replace_with_huge_pages(const GgufFile& g, const std::byte* base, size_t size) {
   if (uintptr_t(base) % kHugePage != 0 || !huge_pages_on_request()) return false;
@@ -331,8 +334,8 @@ bool replace_with_huge_pages(const GgufFile& g, const std::byte* base, size_t si
 
 void GgufFile::populate(bool huge_pages) const {
   if (!base_ || data_offset >= file_bytes) return;
-  // Weights in 2 MiB pages: a decode step streams every weight once, and with 4 KiB pages the page walks of
-  // a 700 MB model cost 10-13% of the FFN's time on this project's 2-vCPU VM (docs/engine-speed.md, stop 43).
+  // Weights in 2 MiB pages: a decode step streams every weight once. On this project's 2-vCPU VM decode was 1-9%
+  // faster in calm phases and up to 1.67x in phases when 4 KiB pages ran slow (docs/engine-speed.md, stop 43).
   if (huge_pages && replace_with_huge_pages(*this, base_, file_bytes)) return;
 #ifdef MADV_POPULATE_READ
   // madvise wants a page-aligned start: round the data section's start down to its page.
