@@ -27,13 +27,26 @@
 namespace rooftop::cli {
 namespace {
 
-// engine::PrefillStages, in pass order, by the analyzer's op names.
+// engine::PassStages, in pass order, by the analyzer's op names.
 constexpr const char* kStageNames[] = {"embed", "norms", "attn_proj", "attention", "ffn", "small_ops", "lm_head"};
 
-std::vector<std::pair<std::string, double>> stage_list(const engine::PrefillStages& s) {
+// The stages' seconds, each divided by `passes` (decode: the mean step).
+std::vector<std::pair<std::string, double>> stage_list(const engine::PassStages& s, double passes = 1) {
   const double values[] = {s.embed, s.norms, s.attn_proj, s.attention, s.ffn, s.small_ops, s.lm_head};
   std::vector<std::pair<std::string, double>> out;
-  for (size_t i = 0; i < std::size(kStageNames); ++i) out.emplace_back(kStageNames[i], values[i]);
+  for (size_t i = 0; i < std::size(kStageNames); ++i) out.emplace_back(kStageNames[i], passes > 0 ? values[i] / passes : 0.0);
+  return out;
+}
+
+// The analyzer's ops under the engine's stage names; its fixed costs (barriers, the small ops priced per value,
+// each matmul region's start: the pass's time less its ops) stand beside the engine's small ops.
+std::vector<std::pair<std::string, double>> predicted_stages(const std::vector<OpCost>& ops, const std::vector<double>& op_s,
+                                                             double fixed_s) {
+  std::map<std::string, double> by_stage;
+  for (size_t i = 0; i < ops.size() && i < op_s.size(); ++i) by_stage[ops[i].name] += op_s[i];
+  by_stage["small_ops"] += fixed_s;
+  std::vector<std::pair<std::string, double>> out;
+  for (const char* stage : kStageNames) out.emplace_back(stage, by_stage.count(stage) ? by_stage[stage] : 0.0);
   return out;
 }
 
@@ -62,12 +75,11 @@ engine::RunPrediction predict(const ChipSpec& chip, const engine::LlamaModel& mo
   if (res.points.empty()) return p;
   p.ttft_s = res.points[0].ttft_s;
   p.tpot_s = res.points[0].tpot_s;
-  // The analyzer's prefill ops under the engine's stage names; its fixed costs (barriers, the small ops priced per
-  // value, each matmul region's start) stand beside the engine's small ops.
-  std::map<std::string, double> by_stage;
-  for (size_t i = 0; i < res.prefill_ops.size() && i < res.prefill_op_s.size(); ++i) by_stage[res.prefill_ops[i].name] += res.prefill_op_s[i];
-  by_stage["small_ops"] += res.prefill_fixed_s;
-  for (const char* stage : kStageNames) p.prefill_stages.emplace_back(stage, by_stage.count(stage) ? by_stage[stage] : 0.0);
+  p.prefill_stages = predicted_stages(res.prefill_ops, res.prefill_op_s, res.prefill_fixed_s);
+  const SpeedPoint& pt = res.points[0];
+  double decode_ops_s = 0;
+  for (double x : pt.decode_op_s) decode_ops_s += x;
+  p.decode_stages = predicted_stages(pt.decode_ops, pt.decode_op_s, pt.tpot_s - decode_ops_s);
   p.decode_tokens_per_s = res.points[0].decode_tokens_per_s;
   return p;
 }
@@ -89,6 +101,7 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
   j["prefill_s_per_token"] = r.prompt_tokens ? r.prefill_s / double(r.prompt_tokens) : 0.0;
   j["prefill_tokens_per_s"] = r.prefill_s > 0 ? double(r.prompt_tokens) / r.prefill_s : 0.0;
   for (const auto& [stage, sec] : r.prefill_stages) j["prefill_stages_s"][stage] = sec;
+  for (const auto& [stage, sec] : r.decode_stages) j["decode_stages_s"][stage] = sec;
   j["ttft_s"] = r.ttft_s;
   j["tpot_s"] = r.tpot_s;
   j["decode_tokens_per_s"] = r.decode_tokens_per_s;
@@ -115,14 +128,15 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
     j["energy"] = {{"source", nullptr}, {"note", r.energy_note}};
   }
   auto prediction = [](const engine::RunPrediction& p) {
-    nlohmann::json stages = nlohmann::json::object();
+    nlohmann::json stages = nlohmann::json::object(), decode_stages = nlohmann::json::object();
     for (const auto& [stage, sec] : p.prefill_stages) stages[stage] = sec;
+    for (const auto& [stage, sec] : p.decode_stages) decode_stages[stage] = sec;
     return nlohmann::json{{"ttft_s", p.ttft_s}, {"tpot_s", p.tpot_s}, {"decode_tokens_per_s", p.decode_tokens_per_s},
                           {"memory_bytes", p.memory_bytes},
                           {"memory_parts", {{"weights_bytes", p.weights_bytes}, {"kv_bytes", p.kv_bytes},
                                             {"activation_bytes", p.activation_bytes},
                                             {"overhead_bytes", p.overhead_bytes}}},
-                          {"prefill_stages_s", stages}};
+                          {"prefill_stages_s", stages}, {"decode_stages_s", decode_stages}};
   };
   if (r.predicted) j["predicted"] = prediction(*r.predicted);
   if (r.predicted_refreshed) j["predicted_refreshed"] = prediction(*r.predicted_refreshed);
@@ -191,20 +205,23 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok, 
                        "peak memory (MB)", r.peak_resident_bytes / 1e6, r.predicted->memory_bytes / 1e6,
                        r.predicted->weights_bytes / 1e6, r.predicted->kv_bytes / 1e6, r.kv_capacity,
                        r.predicted->activation_bytes / 1e6, r.predicted->overhead_bytes / 1e6);
-    if (explain && r.predicted->prefill_stages.size() == r.prefill_stages.size()) {
-      // The two sides split the small work differently (the engine's post-norms and q/k norms run inside its small
-      // ops; the analyzer prices every norm in its norms op and again per value in its fixed costs): read norms and
-      // small_ops together.
-      s += fmt::format("\nprefill by stage (ms). small_ops measured: RoPE, residual adds, SwiGLU/GeGLU, and Gemma's post- and "
+    // The two sides split the small work differently (the engine's post-norms and q/k norms run inside its small
+    // ops; the analyzer prices every norm in its norms op and again per value in its fixed costs): read norms and
+    // small_ops together.
+    auto stage_table = [&](const char* title, const auto& measured, const auto& predicted) {
+      if (!explain || measured.empty() || predicted.size() != measured.size()) return;
+      s += fmt::format("\n{} by stage (ms). small_ops measured: RoPE, residual adds, SwiGLU/GeGLU, and Gemma's post- and "
                        "q/k-norms; predicted: the analyzer's fixed costs (barriers, every small op per value, matmul region "
                        "starts). Read norms and small_ops together; lm_head includes the output norm.\n{:<22}{:>12} {:>12} {:>9}\n",
-                       "stage", "measured", "predicted", "error");
-      for (size_t i = 0; i < r.prefill_stages.size(); ++i) {
-        const double m = r.prefill_stages[i].second, p = r.predicted->prefill_stages[i].second;
-        s += fmt::format("{:<22}{:>12.3f} {:>12.3f} {:>9}\n", r.prefill_stages[i].first, m * 1e3, p * 1e3,
+                       title, "stage", "measured", "predicted", "error");
+      for (size_t i = 0; i < measured.size(); ++i) {
+        const double m = measured[i].second, p = predicted[i].second;
+        s += fmt::format("{:<22}{:>12.3f} {:>12.3f} {:>9}\n", measured[i].first, m * 1e3, p * 1e3,
                          m > 0 && p > 0 ? fmt::format("{:+.0f}%", 100 * (p / m - 1)) : std::string("-"));
       }
-    }
+    };
+    stage_table("prefill", r.prefill_stages, r.predicted->prefill_stages);
+    stage_table("one decode step (the mean; without sampling)", r.decode_stages, r.predicted->decode_stages);
   }
   return s;
 }
@@ -290,13 +307,14 @@ void register_run(CLI::App& app, Context& ctx) {
       g.show_logits = o->show_logits;
       g.stop_at_eos = !o->ignore_eos;
       const bool stream = o->out.format == "table" && (o->out.output.empty() || o->out.output == "-");
-      engine::PrefillStages stages;
-      fwd.set_stage_clock(&stages);  // the prefill's stages (about 13 clock reads a layer)
+      engine::PassStages stages, decode_stages;
+      fwd.set_stage_clock(&stages, &decode_stages);  // the prefill's and decode steps' stages (about 13 clock reads a layer)
       engine::RunRecord r = engine::generate(fwd, tok, ids, g, [&](const std::string& piece) {
         if (stream) ctx.out << piece << std::flush;
       });
       fwd.set_stage_clock(nullptr);
       r.prefill_stages = stage_list(stages);
+      r.decode_stages = stage_list(decode_stages, double(r.steps.size()));
       r.model_path = path;
       r.threads = pool.size();
       r.kv_capacity = capacity;

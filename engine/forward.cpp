@@ -14,6 +14,30 @@ namespace rooftop::engine {
 
 using kernels::WeightView;
 
+namespace {
+
+// The stage clock (Forward::set_stage_clock): each lap adds the time since the previous lap (or since the clock
+// started) to one stage; without a target it reads no clock.
+class StageClock {
+ public:
+  explicit StageClock(PassStages* stages) : stages_(stages) {
+    if (stages_) mark_ = Clock::now();
+  }
+  void lap(double PassStages::*stage) {
+    if (!stages_) return;
+    const Clock::time_point t = Clock::now();
+    stages_->*stage += std::chrono::duration<double>(t - mark_).count();
+    mark_ = t;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  PassStages* stages_;
+  Clock::time_point mark_;
+};
+
+}  // namespace
+
 Forward::Forward(const LlamaModel& model, int64_t capacity, kernels::ThreadPool& pool, int64_t sequences)
     : model_(model), pool_(pool) {
   if (sequences < 1) throw InternalError("Forward: at least one sequence");
@@ -158,19 +182,11 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
       row_seq[size_t(first_row[s] + i)] = slices[s].seq;
       row_pos[size_t(first_row[s] + i)] = pos0[s] + i;
     }
-  // Stage clock (set_stage_clock): each lap adds the time since the previous one to a stage.
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point mark;
-  if (stages_) mark = Clock::now();
-  auto lap = [&](double PrefillStages::*stage) {
-    if (!stages_) return;
-    const Clock::time_point t = Clock::now();
-    stages_->*stage += std::chrono::duration<double>(t - mark).count();
-    mark = t;
-  };
+  StageClock clock(stages_);
+  auto lap = [&](double PassStages::*stage) { clock.lap(stage); };
   for (size_t s = 0; s < slices.size(); ++s)
     for (size_t i = 0; i < slices[s].tokens.size(); ++i) embed(slices[s].tokens[i], x_.data() + (first_row[s] + int64_t(i)) * D);
-  lap(&PrefillStages::embed);
+  lap(&PassStages::embed);
 
   auto span = [](std::vector<float>& v, int64_t size) { return std::span<float>(v.data(), size_t(size)); };
   auto cspan = [](const std::vector<float>& v, int64_t size) { return std::span<const float>(v.data(), size_t(size)); };
@@ -179,18 +195,18 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
     per_token(n, [&](int64_t i) {
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.attn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
     });
-    lap(&PrefillStages::norms);
+    lap(&PassStages::norms);
     matmul(w.wq, cspan(xn_, n * D), n, span(q_, n * qd));  // q (n, H*d)
     matmul(w.wk, cspan(xn_, n * D), n, span(k_, n * kvd)); // k (n, Hk*d)
     matmul(w.wv, cspan(xn_, n * D), n, span(v_, n * kvd)); // v (n, Hk*d)
-    lap(&PrefillStages::attn_proj);
+    lap(&PassStages::attn_proj);
     auto store = [&](int64_t i) {
       KvCache& cache = caches_[size_t(row_seq[size_t(i)])];
       std::copy_n(k_.data() + i * kvd, kvd, cache.k_row(l, row_pos[size_t(i)]));
       std::copy_n(v_.data() + i * kvd, kvd, cache.v_row(l, row_pos[size_t(i)]));
     };
     per_token(n, [&](int64_t i) { position(l, q_.data() + i * qd, k_.data() + i * kvd, row_pos[size_t(i)]); });
-    lap(&PrefillStages::small_ops);
+    lap(&PassStages::small_ops);
     // Slices of one token (decodes): every one in one parallel region, a worker runs whole sequences.
     std::vector<size_t> singles;
     for (size_t s = 0; s < slices.size(); ++s)
@@ -219,24 +235,24 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
         }
       }
     }
-    lap(&PrefillStages::attention);  // with the KV stores (2 rows a token: small)
+    lap(&PassStages::attention);  // with the KV stores (2 rows a token: small)
     matmul(w.wo, cspan(att_, n * qd), n, span(o_, n * D));  // o (n, D)
-    lap(&PrefillStages::attn_proj);
+    lap(&PassStages::attn_proj);
     residual(w.post_attn_norm, o_.data(), n);
-    lap(&PrefillStages::small_ops);
+    lap(&PassStages::small_ops);
     per_token(n, [&](int64_t i) {
       kernels::rmsnorm({x_.data() + i * D, size_t(D)}, w.ffn_norm, c.rms_eps, {xn_.data() + i * D, size_t(D)});
     });
-    lap(&PrefillStages::norms);
+    lap(&PassStages::norms);
     matmul(w.gate, cspan(xn_, n * D), n, span(g_, n * F));  // g (n, F)
     matmul(w.up, cspan(xn_, n * D), n, span(u_, n * F));    // u (n, F)
-    lap(&PrefillStages::ffn);
+    lap(&PassStages::ffn);
     activate(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));
-    lap(&PrefillStages::small_ops);
+    lap(&PassStages::small_ops);
     matmul(w.down, cspan(h_, n * F), n, span(o_, n * D));  // (n, D)
-    lap(&PrefillStages::ffn);
+    lap(&PassStages::ffn);
     residual(w.post_ffn_norm, o_.data(), n);
-    lap(&PrefillStages::small_ops);
+    lap(&PassStages::small_ops);
   }
   for (size_t s = 0; s < slices.size(); ++s)
     caches_[size_t(slices[s].seq)].set_length(pos0[s] + int64_t(slices[s].tokens.size()));
@@ -255,7 +271,7 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
     kernels::gemv(model_.output, cspan(xn_, D), span(logits_, c.vocab), pool_);
   else
     matmul(model_.output, cspan(xn_, nr * D), nr, span(logits_, nr * c.vocab));  // (rows, V)
-  lap(&PrefillStages::lm_head);  // with the output norm
+  lap(&PassStages::lm_head);  // with the output norm
   return {logits_.data(), size_t(nr * c.vocab)};
 }
 
@@ -277,10 +293,14 @@ std::span<const float> Forward::decode(int32_t token) {
     if (fp32_activations_) kernels::gemm(W, x, 1, y, pool_);
     else kernels::gemv(W, x, y, pool_);
   };
+  StageClock clock(decode_stages_);
+  auto lap = [&](double PassStages::*stage) { clock.lap(stage); };
   embed(token, x_.data());  // x (D)
+  lap(&PassStages::embed);
   for (int64_t l = 0; l < c.layers; ++l) {
     const LayerWeights& w = model_.layers[size_t(l)];
     kernels::rmsnorm(cs(x_, D), w.attn_norm, c.rms_eps, sp(xn_, D));
+    lap(&PassStages::norms);
     if (fp32_activations_) {
       kernels::gemm(w.wq, cs(xn_, D), 1, sp(q_, qd), pool_);
       kernels::gemm(w.wk, cs(xn_, D), 1, {cache_.k_row(l, pos), size_t(kvd)}, pool_);
@@ -289,11 +309,17 @@ std::span<const float> Forward::decode(int32_t token) {
       const kernels::GemvTarget qkv[3] = {{&w.wq, q_.data()}, {&w.wk, cache_.k_row(l, pos)}, {&w.wv, cache_.v_row(l, pos)}};
       kernels::gemv_multi(qkv, cs(xn_, D), pool_);
     }
+    lap(&PassStages::attn_proj);
     position(l, q_.data(), cache_.k_row(l, pos), pos);
+    lap(&PassStages::small_ops);
     attend(cache_, l, q_.data(), pos, att_.data());
+    lap(&PassStages::attention);
     matvec(w.wo, cs(att_, qd), sp(o_, D));
+    lap(&PassStages::attn_proj);
     residual(w.post_attn_norm, o_.data(), 1);
+    lap(&PassStages::small_ops);
     kernels::rmsnorm(cs(x_, D), w.ffn_norm, c.rms_eps, sp(xn_, D));
+    lap(&PassStages::norms);
     if (fp32_activations_) {
       kernels::gemm(w.gate, cs(xn_, D), 1, sp(g_, F), pool_);
       kernels::gemm(w.up, cs(xn_, D), 1, sp(u_, F), pool_);
@@ -301,16 +327,21 @@ std::span<const float> Forward::decode(int32_t token) {
     } else if (c.gelu) {
       const kernels::GemvTarget gu[2] = {{&w.gate, g_.data()}, {&w.up, u_.data()}};
       kernels::gemv_multi(gu, cs(xn_, D), pool_);
+      lap(&PassStages::ffn);
       activate(cs(g_, F), cs(u_, F), sp(h_, F));
+      lap(&PassStages::small_ops);
     } else {
       kernels::gemv_swiglu(w.gate, w.up, cs(xn_, D), sp(h_, F), pool_);  // h (F) = silu(gate xn) * up xn
     }
     matvec(w.down, cs(h_, F), sp(o_, D));
+    lap(&PassStages::ffn);  // gate/up (with the fused SwiGLU, or the fp32 path's activation) and down
     residual(w.post_ffn_norm, o_.data(), 1);
+    lap(&PassStages::small_ops);
   }
   cache_.set_length(pos + 1);
   kernels::rmsnorm(cs(x_, D), model_.output_norm, c.rms_eps, sp(xn_, D));
   matvec(model_.output, cs(xn_, D), sp(logits_, c.vocab));  // logits (V)
+  lap(&PassStages::lm_head);  // with the output norm
   return {logits_.data(), size_t(c.vocab)};
 }
 

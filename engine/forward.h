@@ -15,11 +15,12 @@
 
 namespace rooftop::engine {
 
-// Seconds a prefill spent in each stage, summed over its layers: what `rooftop run --explain` sets beside the
-// analyzer's prefill ops (the names are the analyzer's op names). small_ops: RoPE (with Gemma's q/k norms), the
-// residual adds (with Gemma's post-norms) and the SwiGLU/GeGLU, which the analyzer prices per value among its fixed
-// costs; attention includes the KV stores; lm_head includes the output norm.
-struct PrefillStages {
+// Seconds a pass (a prefill, or decode steps) spent in each stage, summed over its layers and passes: what
+// `rooftop run --explain` sets beside the analyzer's ops (the names are the analyzer's op names). small_ops: RoPE
+// (with Gemma's q/k norms), the residual adds (with Gemma's post-norms) and the SwiGLU/GeGLU, which the analyzer
+// prices per value among its fixed costs; attention includes the KV stores; lm_head includes the output norm.
+// A decode step's fused SwiGLU (gemv_swiglu) counts under ffn.
+struct PassStages {
   double embed = 0, norms = 0, attn_proj = 0, attention = 0, ffn = 0, small_ops = 0, lm_head = 0;
   double total() const { return embed + norms + attn_proj + attention + ffn + small_ops + lm_head; }
 };
@@ -55,8 +56,12 @@ class Forward {
   // kSmallGemmMaxN + 1 tokens) instead of int8-quantized activations in the batched GEMV: slower, used to
   // measure what the int8 rounding alone changes (tests).
   void set_fp32_activations(bool on) { fp32_activations_ = on; }
-  // Accumulate each prefill's stage times into *stages (null: no clock reads).
-  void set_stage_clock(PrefillStages* stages) { stages_ = stages; }
+  // Accumulate each prefill's (and each decode() step's) stage times into *prefill (*decode); null: no clock
+  // reads. About 13 clock reads a layer.
+  void set_stage_clock(PassStages* prefill, PassStages* decode = nullptr) {
+    stages_ = prefill;
+    decode_stages_ = decode;
+  }
 
   // Drops the cached positions from n on (0 <= n <= cache().length()), so the next decode runs at position n
   // again: repeated decode steps at one fixed context.
@@ -87,7 +92,8 @@ class Forward {
   kernels::ThreadPool& pool_;
   std::vector<KvCache> caches_;  // one per sequence
   bool fp32_activations_ = false;
-  PrefillStages* stages_ = nullptr;
+  PassStages* stages_ = nullptr;
+  PassStages* decode_stages_ = nullptr;
   // Scratch (sized for the largest n seen).
   std::vector<float> x_, xn_, q_, k_, v_, att_, o_, g_, u_, h_, logits_;
 };

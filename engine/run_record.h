@@ -27,8 +27,9 @@ struct RunPrediction {
   // resident memory before the model was loaded as its overhead: the peak resident memory it expects.
   double memory_bytes = 0;
   double weights_bytes = 0, kv_bytes = 0, activation_bytes = 0, overhead_bytes = 0;  // its parts
-  // The prefill's time by the analyzer's ops, named as PrefillStages (its fixed costs under "small_ops").
-  std::vector<std::pair<std::string, double>> prefill_stages;
+  // The prefill's and one decode step's time by the analyzer's ops, named as PassStages (its fixed costs under
+  // "small_ops").
+  std::vector<std::pair<std::string, double>> prefill_stages, decode_stages;
 };
 
 struct RunRecord {
@@ -38,7 +39,9 @@ struct RunRecord {
   int64_t generated_tokens = 0;  // including the first, sampled from the prefill's logits
   std::string text;              // the generated text
   double prefill_s = 0;          // the batched forward pass over the prompt
-  std::vector<std::pair<std::string, double>> prefill_stages;  // its seconds by stage (engine::PrefillStages)
+  std::vector<std::pair<std::string, double>> prefill_stages;  // its seconds by stage (engine::PassStages)
+  // The mean decode step's seconds by stage (forward only: the step's sampling is outside every stage).
+  std::vector<std::pair<std::string, double>> decode_stages;
   double ttft_s = 0;             // prefill + sampling the first token
   double tpot_s = 0;             // mean decode step time (0 when there was no decode step)
   double decode_tokens_per_s = 0;

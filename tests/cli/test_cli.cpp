@@ -357,22 +357,31 @@ TEST_CASE("run reports its peak resident memory beside the fit for the same cont
   CHECK(predicted == Approx(peak).epsilon(0.10));
 }
 
-TEST_CASE("run's prefill stages: every stage timed and every stage priced under the analyzer's op names", "[gguf]") {
-  auto j = json_of({"run", "--prompt", "The capital of France is", "-n", "2", "--threads", "1"});
-  const auto& measured = j["prefill_stages_s"];
-  const auto& predicted = j["predicted"]["prefill_stages_s"];
-  double sum = 0;
-  for (const char* stage : {"embed", "norms", "attn_proj", "attention", "ffn", "small_ops", "lm_head"}) {
-    INFO(stage);
-    REQUIRE(measured.contains(stage));
-    REQUIRE(predicted.contains(stage));
-    // A stage the analyzer names differently (say attn_qkv) would be priced at 0 here.
-    CHECK(predicted[stage].get<double>() > 0);
-    if (std::string(stage) != "embed") CHECK(measured[stage].get<double>() > 0);  // a lookup may read 0 on the clock
-    sum += measured[stage].get<double>();
+TEST_CASE("run's prefill and decode stages: every stage timed and every stage priced under the analyzer's op names", "[gguf]") {
+  auto j = json_of({"run", "--prompt", "The capital of France is", "-n", "4", "--threads", "1", "--ignore-eos"});
+  for (const char* pass : {"prefill_stages_s", "decode_stages_s"}) {
+    INFO(pass);
+    const auto& measured = j[pass];
+    const auto& predicted = j["predicted"][pass];
+    double sum = 0;
+    for (const char* stage : {"embed", "norms", "attn_proj", "attention", "ffn", "small_ops", "lm_head"}) {
+      INFO(stage);
+      REQUIRE(measured.contains(stage));
+      REQUIRE(predicted.contains(stage));
+      // A stage the analyzer names differently (say attn_qkv) would be priced at 0 here.
+      if (std::string(stage) != "embed") CHECK(predicted[stage].get<double>() > 0);  // decode's lookup rounds to 0 ns
+      if (std::string(stage) != "embed") CHECK(measured[stage].get<double>() > 0);  // a lookup may read 0 on the clock
+      sum += measured[stage].get<double>();
+    }
+    // The laps tile the pass, inside its timed span (the mean decode step's also holds its sampling).
+    const double span = std::string(pass) == "prefill_stages_s" ? j["prefill_s"].get<double>() : j["tpot_s"].get<double>();
+    CHECK(sum <= span);
+    CHECK(sum >= 0.5 * span);
   }
-  CHECK(sum <= j["prefill_s"].get<double>());  // the laps tile the pass, inside the timed prefill
-  CHECK(sum >= 0.5 * j["prefill_s"].get<double>());
+  // The predicted decode stages hold the whole predicted step: its ops plus its fixed costs.
+  double predicted_step = 0;
+  for (const auto& [stage, s] : j["predicted"]["decode_stages_s"].items()) predicted_step += s.get<double>();
+  CHECK(predicted_step == Approx(j["predicted"]["tpot_s"].get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("the held-out sources of validate/heldout load; the two that joined the dataset stay close", "[runtime]") {

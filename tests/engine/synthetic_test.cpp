@@ -256,7 +256,7 @@ TEST_CASE("the prefill's stage clock covers the pass and changes nothing it comp
   Forward plain(m, 32, pool), clocked(m, 32, pool);
   const auto ref = plain.prefill(prompt);
   const std::vector<float> expected(ref.begin(), ref.end());
-  PrefillStages stages;
+  PassStages stages;
   clocked.set_stage_clock(&stages);
   const auto t0 = std::chrono::steady_clock::now();
   const auto got = clocked.prefill(prompt);
@@ -268,9 +268,37 @@ TEST_CASE("the prefill's stage clock covers the pass and changes nothing it comp
   CHECK(stages.total() <= wall);
   CHECK(stages.total() >= 0.5 * wall);
   // Without the clock nothing is added.
-  const PrefillStages before = stages;
+  const PassStages before = stages;
   clocked.set_stage_clock(nullptr);
   clocked.rewind(0);
   clocked.prefill(prompt);
   CHECK(stages.total() == before.total());
+}
+
+TEST_CASE("the decode step's stage clock covers the step and changes nothing it computes", "[forward][synthetic]") {
+  kernels::ThreadPool pool(2);
+  const LlamaModel m = synthetic_llama(toy(), kernels::WeightFormat::q4_1, false, 29);
+  const auto prompt = random_tokens(9, 5);
+  Forward plain(m, 32, pool), clocked(m, 32, pool);
+  plain.prefill(prompt);
+  PassStages prefill_stages, decode_stages;
+  clocked.set_stage_clock(&prefill_stages, &decode_stages);
+  clocked.prefill(prompt);
+  const double prefill_total = prefill_stages.total();
+  CHECK(decode_stages.total() == 0);  // a prefill adds to its own stages only
+  double wall = 0;
+  for (int32_t token : {17, 3, 41}) {
+    const auto ref = plain.decode(token);
+    const std::vector<float> expected(ref.begin(), ref.end());
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto got = clocked.decode(token);
+    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(std::vector<float>(got.begin(), got.end()) == expected);  // bit for bit
+  }
+  CHECK(prefill_stages.total() == prefill_total);  // decode steps add to the decode stages only
+  for (double s : {decode_stages.norms, decode_stages.attn_proj, decode_stages.attention, decode_stages.ffn,
+                   decode_stages.small_ops, decode_stages.lm_head})
+    CHECK(s > 0);
+  CHECK(decode_stages.total() <= wall);
+  CHECK(decode_stages.total() >= 0.5 * wall);
 }
