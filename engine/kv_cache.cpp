@@ -2,6 +2,7 @@
 #include "engine/kv_cache.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace rooftop::engine {
@@ -17,14 +18,18 @@ KvCache::KvCache(int64_t layers, int64_t capacity, int64_t kv_heads, int64_t hea
     layer_start_.push_back(total);
     total += s;
   }
-  k_.resize(size_t(total * row_floats_));
-  v_.resize(k_.size());
+  // Zeroed: positions no pass wrote read as zeros (Forward::seek); writing every byte also pages the cache in now.
+  for (AlignedBytes* b : {&k_, &v_}) {
+    *b = AlignedBytes(total * row_floats_ * int64_t(sizeof(float)));
+    std::memset(b->data(), 0, size_t(b->size()));
+  }
 }
 
 kernels::KvView KvCache::view(int64_t layer) const {
   kernels::KvView v;
-  v.k = k_.data() + layer_start_[size_t(layer)] * row_floats_;
-  v.v = v_.data() + layer_start_[size_t(layer)] * row_floats_;
+  const int64_t first = layer_start_[size_t(layer)] * row_floats_;
+  v.k = reinterpret_cast<const float*>(k_.data()) + first;
+  v.v = reinterpret_cast<const float*>(v_.data()) + first;
   v.f16 = false;
   v.kv_heads = kv_heads_;
   v.head_dim = head_dim_;

@@ -302,3 +302,20 @@ TEST_CASE("the decode step's stage clock covers the step and changes nothing it 
   CHECK(decode_stages.total() <= wall);
   CHECK(decode_stages.total() >= 0.5 * wall);
 }
+
+TEST_CASE("the KV cache starts zeroed, rings its local layers, and sits in huge-page-aligned memory from 4 MiB", "[kv]") {
+  // 3 full layers x 4096 positions x 2 KV heads x 64 floats x 4 B = 6 MiB for K (and as much for V); layer 1 a ring of 5.
+  KvCache big(4, 4096, 2, 64, {4096, 5, 4096, 4096});
+  CHECK(big.allocated_bytes() == 2 * 4 * (3 * 4096 + 5) * 2 * 64);
+  CHECK(reinterpret_cast<uintptr_t>(big.view(0).k) % kHugePageBytes == 0);
+  CHECK(reinterpret_cast<uintptr_t>(big.view(0).v) % kHugePageBytes == 0);
+  const float* k3 = static_cast<const float*>(big.view(3).k);
+  CHECK(std::all_of(k3, k3 + 4096 * 128, [](float x) { return x == 0.0f; }));  // positions never written read 0
+  // Position p of the ring layer lands in slot p mod 5; of a full layer, in slot p.
+  big.k_row(1, 7)[3] = 2.5f;
+  big.v_row(0, 7)[3] = -1.5f;
+  CHECK(static_cast<const float*>(big.view(1).k)[2 * 128 + 3] == 2.5f);
+  CHECK(static_cast<const float*>(big.view(0).v)[7 * 128 + 3] == -1.5f);
+  // The layers do not overlap: layer 2 starts after layer 1's five slots.
+  CHECK(static_cast<const float*>(big.view(2).k) - static_cast<const float*>(big.view(1).k) == 5 * 128);
+}
