@@ -174,7 +174,16 @@ std::pair<int64_t, int64_t> RuntimeProfile::serving_limits(const ChipSpec& chip)
   return {max_batch, kDefaultTokenBudget};
 }
 
-RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s) {
+DeviceLink device_link(const ChipSpec& chip, int64_t devices, bool stated_pcie) {
+  const bool in_domain = !chip.scaleup_domain_size || devices <= *chip.scaleup_domain_size;
+  if (chip.scaleup_bandwidth_bytes_per_s && in_domain && !stated_pcie) return {*chip.scaleup_bandwidth_bytes_per_s / 2.0, true};
+  if (chip.scaleout_bandwidth_bytes_per_s) return {*chip.scaleout_bandwidth_bytes_per_s, false};
+  if (chip.scaleup_bandwidth_bytes_per_s) return {*chip.scaleup_bandwidth_bytes_per_s / 2.0, true};  // no other figure
+  throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; " + std::to_string(devices) +
+                   " devices need one (scaleup_ or scaleout_bandwidth_bytes_per_s)");
+}
+
+RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s, bool scaleup) {
   RuntimeRates r;
   const double fallback_bw = p.lookup(p.decode_bandwidth_fraction, "*", "*", 0.8);
   const double fallback_gemm = p.lookup(p.gemm_fraction, "*", "*", 0.7);
@@ -195,7 +204,7 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
   r.per_layer_s = p.term_on("per_layer_s", p.per_layer_s, chip.architecture);
   r.per_step_s = p.per_step_s;
   r.served = p.served;
-  r.collective_latency_s = p.collective_latency_s;
+  r.collective_latency_s = scaleup ? p.collective_latency_s : p.scaleout_collective_latency_s.value_or(p.collective_latency_s);
   r.link_bw = link_bytes_per_s * p.bus_bandwidth_fraction;
   r.fp16_accumulate = p.fp16_accumulate;
   return r;

@@ -86,7 +86,10 @@ struct RuntimeProfile {
   double attention_fraction = 1;         // decode attention's KV streaming, relative to the weights' bandwidth
   double prefill_attention_fraction = 1; // prefill attention's score FLOPs, relative to the float matmuls' rate
   std::string multi_device = "tensor";   // how an unstated split uses several devices: tensor (tp) or pipeline (layers)
-  double collective_latency_s = 10e-6;   // per all-reduce / hand-off
+  double collective_latency_s = 10e-6;   // per all-reduce / hand-off, over the scale-up fabric (NVLink, Infinity Fabric)
+  // The same over the card's scale-out link (PCIe between cards without a scale-up fabric or beyond its domain, or a
+  // NIC between nodes): a step there crosses the host's PCIe root or a network; unset: collective_latency_s.
+  std::optional<double> scaleout_collective_latency_s;
   double bus_bandwidth_fraction = 1;     // of a link's per-direction bandwidth a collective reaches
   int64_t prefill_chunk = 0;             // tokens per prefill pass (llama.cpp's ubatch); 0 = the whole prompt
   int64_t max_batch = 256;               // sequences in flight when a throughput run does not state them
@@ -171,7 +174,19 @@ struct RuntimeRates {
 
 // A soft minimum of a bandwidth and a cap.
 double unit_limited(double bw, double cap);
-RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s);
+// scaleup: the collectives cross the scale-up fabric (collective_latency_s), else the scale-out link
+// (scaleout_collective_latency_s); see device_link.
+RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double link_bytes_per_s, bool scaleup = true);
+
+// The link a pass over `devices` devices sends its collectives over: the card's scale-up fabric (aggregate figure
+// halved: one direction) when it has one, the devices fit its domain and the setup is not stated as PCIe; else the
+// card's scale-out figure (PCIe on cards without NVLink, a NIC on the others). Throws InputError when the card has
+// neither figure.
+struct DeviceLink {
+  double bytes_per_s = 0;  // one direction
+  bool scaleup = false;
+};
+DeviceLink device_link(const ChipSpec& chip, int64_t devices, bool stated_pcie = false);
 
 // The chip's peak for a weight format's compute path (the first of the format's compute formats it has).
 double compute_peak(const ChipSpec& chip, std::string_view weight_format);

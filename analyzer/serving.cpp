@@ -18,13 +18,9 @@ StepCost::StepCost(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan
     : m_(m), chip_(chip), p_(p), tp_(tp), pp_(pp), moe_expert_fraction_(profile.moe_expert_fraction),
       served_(profile.served) {
   if (tp < 1 || pp < 1) throw InputError("tensor and pipeline degrees must be >= 1");
-  double link = 0;
-  if (tp > 1 || pp > 1) {
-    if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
-    else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
-    else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp and --pp need one");
-  }
-  rates_ = resolve_rates(profile, chip, link);
+  DeviceLink link;
+  if (tp > 1 || pp > 1) link = device_link(chip, tp * pp);
+  rates_ = resolve_rates(profile, chip, link.bytes_per_s, link.scaleup);
   // The `rooftop` runtime on a calibrated chip: this machine's measured kernel rates, as speed prices them.
   if (profile.use_calibration && !chip_.measured.empty() && tp == 1 && pp == 1) calibrated_.emplace(m_, chip_, p_);
 }

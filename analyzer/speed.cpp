@@ -552,21 +552,20 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   }
 
   // Interconnect: per-direction link bandwidth (cards store the vendor's bidirectional aggregate).
-  double link = 0;
+  DeviceLink link;
   if (r.devices > 1 || o.ep > 1) {
-    if (chip.scaleup_bandwidth_bytes_per_s) link = *chip.scaleup_bandwidth_bytes_per_s / 2.0;
-    else if (chip.scaleout_bandwidth_bytes_per_s) link = *chip.scaleout_bandwidth_bytes_per_s;
-    else throw InputError("chip '" + chip.id + "' has no interconnect bandwidth on its card; --tp/--pp/--ep need one");
-    if (chip.scaleup_domain_size && o.tp > *chip.scaleup_domain_size)
-      r.assumptions.push_back("tp " + std::to_string(o.tp) + " exceeds the scale-up domain of " +
-                              std::to_string(*chip.scaleup_domain_size) + " devices: modeled at scale-up speed anyway");
+    link = device_link(chip, std::max(r.devices, o.ep), o.pcie);
+    if (!link.scaleup && chip.scaleup_bandwidth_bytes_per_s)
+      r.assumptions.push_back(std::to_string(std::max(r.devices, o.ep)) + " devices " +
+                              (o.pcie ? std::string("over PCIe (--pcie)") : "exceed the scale-up domain of " + std::to_string(*chip.scaleup_domain_size)) +
+                              ": collectives over the card's scale-out link");
   }
   const double act_bytes = chip.activation_value_bytes();
   // Tensor parallelism divides each pass's time by tp; pipeline stages run one after another for a
   // given microbatch, so they do not shorten it (they let pp microbatches overlap).
   const double split = static_cast<double>(o.tp);
   // Collectives of a pass carrying `tokens` tokens of hidden state (see add_collectives).
-  const RuntimeRates profile_rates = resolve_rates(prof, chip, link);
+  const RuntimeRates profile_rates = resolve_rates(prof, chip, link.bytes_per_s, link.scaleup);
   auto comm = [&](double tokens) {
     CompactPass c;
     add_collectives(c, m, tokens, o.tp, o.pp, o.ep, act_bytes);
@@ -771,8 +770,9 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                           "prefill of one prompt of " + std::to_string(o.prompt_tokens) + " tokens" +
                           (chunk_used > 0 ? " in chunks of " + std::to_string(chunk_used) : "") + ", no queueing");
   if (r.devices > 1 || o.ep > 1)
-    r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(std::lround(prof.collective_latency_s * 1e6))) +
-                            " µs latency x log2(n) each; link = half the card's bidirectional scale-up figure" +
+    r.assumptions.push_back("interconnect: ring all-reduce 2(n-1)/n x bytes / link + " + std::to_string(static_cast<int>(std::lround(profile_rates.collective_latency_s * 1e6))) +
+                            " µs latency x log2(n) each; link = " +
+                            (link.scaleup ? "half the card's bidirectional scale-up figure" : "the card's scale-out figure (PCIe or a NIC, one direction)") +
                             (use_profile && prof.bus_bandwidth_fraction < 1
                                  ? " x " + std::to_string(prof.bus_bandwidth_fraction).substr(0, 4) + " (the runtime's bus fraction)"
                                  : std::string()));

@@ -29,6 +29,7 @@ struct SpeedOptions {
   std::optional<double> usd_per_hour;          // per device; default from the chip card
   std::optional<double> watts;                 // per device; default the card's TDP
   std::optional<double> allreduce_latency_s;   // per collective; default the runtime profile's (10 µs assumed)
+  bool pcie = false;                           // the devices talk over PCIe, not the card's scale-up fabric
   // The engine's profile (hwdb/runtimes/): its fitted or stated terms replace the assumed efficiencies.
   // The options above, when given, override the profile's terms. Unset: `generic` (or calibrated rates).
   std::optional<RuntimeProfile> runtime;

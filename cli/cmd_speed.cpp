@@ -16,7 +16,7 @@ struct SpeedCli {
   double layer_overhead = -1;
   double usd = -1, watts = -1, bw_eff = -1, flops_eff = -1, acceptance = 0.7, draft_cost = -1;
   std::string compute, draft;
-  bool simple = false;
+  bool simple = false, pcie = false;
   CLI::App* cmd = nullptr;  // to ask which options were given (count), so no value is a sentinel
   bool given(const char* name) const { return cmd->count(name) > 0; }
 };
@@ -33,6 +33,7 @@ void add_speed_options(CLI::App* cmd, SpeedCli& o, const char* default_batches) 
   cmd->add_option("--tp", o.tp, "tensor-parallel devices")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
   cmd->add_option("--pp", o.pp, "pipeline stages")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
   cmd->add_option("--ep", o.ep, "expert-parallel devices (MoE)")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
+  cmd->add_flag("--pcie", o.pcie, "the devices talk over PCIe, not the card's NVLink / Infinity Fabric (its scale-out link and the runtime's latency there)");
   cmd->add_option("--compute-format", o.compute, "compute format for the peak (default: from the weight format)");
   cmd->add_option("--usd-per-hour", o.usd, "price per device-hour (default: the chip card's)")->check(in_range(0, 1e9));
   cmd->add_option("--watts", o.watts, "power per device (default: the chip card's TDP)")->check(in_range(0, 1e9));
@@ -61,6 +62,7 @@ SpeedResult run_speed(const Context& ctx, const SpeedCli& o) {
   s.pp = o.pp;
   s.ep = o.ep;
   s.simple = o.simple;
+  s.pcie = o.pcie;
   s.runtime = resolve_runtime(o.m);
   // The runtime's KV format for FP8/FP4 weights (TensorRT-LLM: FP8) unless --kv-precision says otherwise.
   if (s.runtime && !s.runtime->quantized_kv.empty() && !o.given("--kv-precision")) {

@@ -169,6 +169,7 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
            r.fail(n, k, "got '" + printable(p.quantized_kv) + "'; expected fp8, fp16 or bf16");
        }},
       {"collective_latency_s", [&](auto& n, auto& k) { p.collective_latency_s = r.number(n, k, 0, 1, false); }},
+      {"scaleout_collective_latency_s", [&](auto& n, auto& k) { p.scaleout_collective_latency_s = r.number(n, k, 0, 1, false); }},
       {"bus_bandwidth_fraction", [&](auto& n, auto& k) { p.bus_bandwidth_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_chunk", [&](auto& n, auto& k) { p.prefill_chunk = static_cast<int64_t>(r.number(n, k, 0, 1e7, false)); }},
       {"max_batch", [&](auto& n, auto& k) { p.max_batch = static_cast<int64_t>(r.number(n, k, 1, 1e6, false)); }},
@@ -316,7 +317,9 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
     << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
     << (p.fp16_accumulate ? "\nfp16_accumulate: true" : "")
-    << "\ncollective_latency_s: " << p.collective_latency_s << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
+    << "\ncollective_latency_s: " << p.collective_latency_s;
+  if (p.scaleout_collective_latency_s) y << "\nscaleout_collective_latency_s: " << *p.scaleout_collective_latency_s;
+  y << "\nbus_bandwidth_fraction: " << p.bus_bandwidth_fraction
     << "\nprefill_chunk: " << p.prefill_chunk << "\nmax_batch: " << p.max_batch;
   if (p.served.any())
     y << "\nper_request_s: " << p.served.per_request_s << "\nper_stream_s: " << p.served.per_stream_s

@@ -42,13 +42,13 @@ constexpr double kPrior = 0.01;
 
 // Predictions of the cases under a profile, rates resolved once per (chip, link).
 std::vector<double> predict_all(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases) {
-  std::map<std::pair<const ChipSpec*, double>, RuntimeRates> rates;
+  std::map<std::tuple<const ChipSpec*, double, bool>, RuntimeRates> rates;
   std::vector<double> out;
   out.reserve(cases.size());
   for (const RecordCase* c : cases) {
-    auto key = std::make_pair(c->chip, c->link_bytes_per_s);
+    auto key = std::make_tuple(c->chip, c->link_bytes_per_s, c->scaleup_link);
     auto it = rates.find(key);
-    if (it == rates.end()) it = rates.emplace(key, resolve_rates(p, *c->chip, c->link_bytes_per_s)).first;
+    if (it == rates.end()) it = rates.emplace(key, resolve_rates(p, *c->chip, c->link_bytes_per_s, c->scaleup_link)).first;
     out.push_back(predict_case(*c, it->second));
   }
   return out;
@@ -171,13 +171,26 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
   if (start.small_batch_tokens > 0)
     scalar("small_batch_fp32_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_fp32_multiple; });
-  bool collectives = false;
+  // Collective terms where records cross a link: the step latency and bus fraction; the scale-out link's own step
+  // latency (PCIe, NICs) only where batch-1 decode records cross it, the records whose time a step latency shows
+  // (fitted on batched throughput alone it ran to a bound: TensorRT-LLM's L40S rows to 1 µs, SGLang's two-node rows
+  // to 1 ms). It starts at the scale-up fabric's value.
+  bool collectives = false, decode_over_scaleout = false;
   for (const RecordCase* c : cases)
-    for (const auto& p : c->window) collectives = collectives || p.collectives > 0;
+    for (const auto& p : c->window)
+      if (p.collectives > 0) {
+        collectives = true;
+        decode_over_scaleout = decode_over_scaleout || (!c->scaleup_link && c->metric_class == "decode");
+      }
   if (collectives) {
     scalar("collective_latency_s", 1e-6, 1e-3, [](RuntimeProfile& p) -> double& { return p.collective_latency_s; });
     scalar("bus_bandwidth_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.bus_bandwidth_fraction; });
   }
+  if (decode_over_scaleout)
+    scalar("scaleout_collective_latency_s", 1e-6, 1e-3, [](RuntimeProfile& p) -> double& {
+      if (!p.scaleout_collective_latency_s) p.scaleout_collective_latency_s = p.collective_latency_s;
+      return *p.scaleout_collective_latency_s;
+    });
   return terms;
 }
 
@@ -197,6 +210,7 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.attention_fraction = g.attention_fraction;
   u.prefill_attention_fraction = g.prefill_attention_fraction;
   u.collective_latency_s = g.collective_latency_s;
+  u.scaleout_collective_latency_s.reset();
   u.bus_bandwidth_fraction = g.bus_bandwidth_fraction;
   u.small_batch_fp32_multiple = p.small_batch_tokens > 0 ? 0.25 : 0;
   u.bands.clear();

@@ -160,9 +160,13 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
     c.client = source.client;
     try {
       if (devices > 1) {
-        if (chip->scaleup_bandwidth_bytes_per_s) c.link_bytes_per_s = *chip->scaleup_bandwidth_bytes_per_s / 2.0;
-        else if (chip->scaleout_bandwidth_bytes_per_s) c.link_bytes_per_s = *chip->scaleout_bandwidth_bytes_per_s;
-        else { skip("tp x pp = " + std::to_string(devices) + " on '" + rec.hw + "', whose card has no interconnect figure"); continue; }
+        if (!chip->scaleup_bandwidth_bytes_per_s && !chip->scaleout_bandwidth_bytes_per_s) {
+          skip("tp x pp = " + std::to_string(devices) + " on '" + rec.hw + "', whose card has no interconnect figure");
+          continue;
+        }
+        const DeviceLink link = device_link(*chip, devices, rec.interconnect.rfind("pcie", 0) == 0);
+        c.link_bytes_per_s = link.bytes_per_s;
+        c.scaleup_link = link.scaleup;
       }
       const double weights_total = weight_bytes(m, plan).total;
       // KV cache: the runtime's share of the devices' memory, less the weights (as `rooftop fit` counts it).
@@ -263,7 +267,7 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
 }
 
 double predict_case(const RecordCase& c, const RuntimeProfile& p) {
-  return predict_case(c, resolve_rates(p, *c.chip, c.link_bytes_per_s));
+  return predict_case(c, resolve_rates(p, *c.chip, c.link_bytes_per_s, c.scaleup_link));
 }
 
 }  // namespace rooftop::validate

@@ -24,6 +24,7 @@ struct RecordCase {
   std::string metric_class;       // decode (batch-1 tg/tpot), batched, prefill (pp), ttft, end_to_end
   const ChipSpec* chip = nullptr;
   double link_bytes_per_s = 0;    // per direction (0: one device)
+  bool scaleup_link = true;       // the link is the scale-up fabric (else the scale-out link: PCIe or a NIC)
   double batch = 1, prompt = 0, output = 0;   // batch: sequences running at once (the passes are built for it)
   double concurrency = 1;                     // sequences in flight (stated); above `batch` the rest wait in a queue
   double request_rate = 0;        // requests/s offered (0: as fast as it can)
