@@ -18,14 +18,7 @@ namespace rooftop::hwdb {
 namespace {
 
 using nlohmann::json;
-using json_fields::Rejected;
-using json_fields::number;
-using json_fields::text;
-
-const json& object(const json& j, const std::string& key, const std::string& where) {
-  if (!j.contains(key) || !j.at(key).is_object()) throw Rejected{where + key + " is missing or not an object"};
-  return j.at(key);
-}
+using namespace json_fields;
 
 std::string lower(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -33,15 +26,14 @@ std::string lower(std::string s) {
 }
 
 void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
-  json_fields::schema(j, calibration_schema);
+  schema(j, calibration_schema);
   const json& machine = object(j, "machine", "");
   std::string theirs = text(machine, "fingerprint", "machine.");
   if (theirs != fingerprint)
     throw Rejected{"written on another machine (fingerprint '" + theirs + "', this machine '" + fingerprint + "')"};
-  std::string date = text(j, "date", "");
-  std::string measured = "measured " + date.substr(0, date.find('T'));
+  const std::string measured = measured_on(j);
 
-  auto set = [&](const std::string& key, double v) { json_fields::measured_figure(c, key, v, measured); };
+  auto set = [&](const std::string& key, double v) { measured_figure(c, key, v, measured); };
   c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);
   c.provenance["memory_bandwidth_bytes_per_s"] = measured;
   if (j.contains("memory_bandwidth_1thread_bytes_per_s"))
@@ -153,21 +145,10 @@ std::string machine_fingerprint(const ChipSpec& chip) {
 
 ChipSpec apply_calibration(ChipSpec chip, const std::string& json_text, std::string* why_rejected) {
   ChipSpec calibrated = chip;
-  try {
-    json j = parse_json(json_text, "calibration file");
-    overlay(calibrated, j, machine_fingerprint(chip));
-  } catch (const InputError& e) {
-    if (why_rejected) *why_rejected = std::string("damaged JSON: ") + e.what();
-    return chip;
-  } catch (const json::exception& e) {  // a field of the wrong type (j.value() on a string, say)
-    if (why_rejected) *why_rejected = std::string("a field has the wrong type: ") + e.what();
-    return chip;
-  } catch (const Rejected& r) {
-    if (why_rejected) *why_rejected = r.why;
-    return chip;
-  }
-  if (why_rejected) why_rejected->clear();
-  return calibrated;
+  const std::string why =
+      refusal([&] { overlay(calibrated, parse_json(json_text, "calibration file"), machine_fingerprint(chip)); });
+  if (why_rejected) *why_rejected = why;
+  return why.empty() ? calibrated : chip;
 }
 
 ChipSpec calibrated_host_cpu() {

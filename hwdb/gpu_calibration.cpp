@@ -18,9 +18,7 @@ namespace rooftop::hwdb {
 namespace {
 
 using nlohmann::json;
-using json_fields::Rejected;
-using json_fields::number;
-using json_fields::text;
+using namespace json_fields;
 
 std::string upper(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -37,9 +35,8 @@ std::string rate_stem(std::string name) {
 }
 
 ChipSpec overlay(const json& j, int device, const Database& db) {
-  json_fields::schema(j, gpu_calibration_schema);
-  if (!j.contains("machine") || !j.at("machine").is_object()) throw Rejected{"machine is missing or not an object"};
-  const json& machine = j.at("machine");
+  schema(j, gpu_calibration_schema);
+  const json& machine = object(j, "machine", "");
   const std::string name = text(machine, "name", "machine.");
   if (machine.contains("device") && (!machine.at("device").is_number_integer() || machine.at("device").get<int>() != device))
     throw Rejected{"machine.device is " + describe_json(machine.at("device")) + "; expected " + std::to_string(device)};
@@ -48,9 +45,8 @@ ChipSpec overlay(const json& j, int device, const Database& db) {
     throw Rejected{"cuda:" + std::to_string(device) + " is '" + name + "', which matches no chip card; expected a "
                    "card whose name contains it (add one with --hwdb DIR)"};
   ChipSpec c = *db.find(card_id);
-  const std::string date = text(j, "date", "");
-  const std::string measured = "measured " + date.substr(0, date.find('T'));
-  auto set = [&](const std::string& key, double v) { json_fields::measured_figure(c, key, v, measured); };
+  const std::string measured = measured_on(j);
+  auto set = [&](const std::string& key, double v) { measured_figure(c, key, v, measured); };
 
   c.id = "cuda:" + std::to_string(device);
   c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);
@@ -160,18 +156,11 @@ std::string match_gpu_card(const std::string& device_name, const Database& db) {
 
 std::optional<ChipSpec> apply_gpu_calibration(const std::string& json_text, int device, const Database& db,
                                               std::string* why) {
-  try {
-    ChipSpec c = overlay(parse_json(json_text, "GPU calibration file"), device, db);
-    if (why) why->clear();
-    return c;
-  } catch (const InputError& e) {
-    if (why) *why = std::string("damaged JSON: ") + e.what();
-  } catch (const json::exception& e) {  // a field of the wrong type
-    if (why) *why = std::string("a field has the wrong type: ") + e.what();
-  } catch (const Rejected& r) {
-    if (why) *why = r.why;
-  }
-  return std::nullopt;
+  std::optional<ChipSpec> c;
+  const std::string reason =
+      refusal([&] { c = overlay(parse_json(json_text, "GPU calibration file"), device, db); });
+  if (why) *why = reason;
+  return c;
 }
 
 std::optional<ChipSpec> calibrated_gpu(int device, const Database& db, std::string* why) {

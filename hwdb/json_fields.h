@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analyzer/chip_spec.h"
+#include "base/errors.h"
 #include "base/json.h"
 
 namespace rooftop::hwdb::json_fields {
@@ -32,6 +33,19 @@ inline std::string text(const nlohmann::json& j, const std::string& key, const s
   return j.at(key).get<std::string>();
 }
 
+// The object at j[key].
+inline const nlohmann::json& object(const nlohmann::json& j, const std::string& key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_object()) throw Rejected{where + key + " is missing or not an object"};
+  return j.at(key);
+}
+
+// "measured <day>" from the file's "date" (an ISO time: the day is what comes before the 'T'), the provenance
+// of every figure the file sets.
+inline std::string measured_on(const nlohmann::json& j) {
+  const std::string date = text(j, "date", "");
+  return "measured " + date.substr(0, date.find('T'));
+}
+
 // j is an object whose "schema" is `expected`.
 inline void schema(const nlohmann::json& j, const std::string& expected) {
   if (!j.is_object()) throw Rejected{"not a JSON object"};
@@ -46,6 +60,22 @@ inline void schema(const nlohmann::json& j, const std::string& expected) {
 inline void measured_figure(ChipSpec& c, const std::string& key, double v, const std::string& provenance) {
   if (!c.measured.set(key, v)) throw Rejected{"unknown figure '" + key + "' (see analyzer/calibrated_rates.h)"};
   c.provenance[key] = provenance;
+}
+
+// Run `read` (parse a calibration file and overlay it) and say why the file was refused: damaged JSON, a field of
+// the wrong type (j.value() on a string, say) or a Rejected field; empty when it was read whole.
+template <class Read>
+std::string refusal(Read&& read) {
+  try {
+    read();
+  } catch (const InputError& e) {
+    return std::string("damaged JSON: ") + e.what();
+  } catch (const nlohmann::json::exception& e) {
+    return std::string("a field has the wrong type: ") + e.what();
+  } catch (const Rejected& r) {
+    return r.why;
+  }
+  return "";
 }
 
 }  // namespace rooftop::hwdb::json_fields
