@@ -127,6 +127,16 @@ void dequant_q6_k(const BlockQ6K* b, float* y, int64_t nb) {
   }
 }
 
+// 16-bit floats (fp16 or bf16, by `widen`) to f32, one value at a time.
+template <float (*widen)(uint16_t)>
+void dequant_half(const std::byte* src, float* y, int64_t k) {
+  for (int64_t i = 0; i < k; ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    y[i] = widen(h);
+  }
+}
+
 }  // namespace
 
 // Scalar dequantization of k values (k % block_values(f) == 0) from src into dst; no checks.
@@ -134,20 +144,8 @@ void dequantize_blocks_ref(WeightFormat f, const std::byte* src, float* dst, int
   const int64_t nb = k / block_values(f);
   switch (f) {
     case WeightFormat::f32: std::memcpy(dst, src, size_t(k) * 4); return;
-    case WeightFormat::f16:
-      for (int64_t i = 0; i < k; ++i) {
-        uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = fp16_to_fp32(h);
-      }
-      return;
-    case WeightFormat::bf16:
-      for (int64_t i = 0; i < k; ++i) {
-        uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = bf16_to_fp32(h);
-      }
-      return;
+    case WeightFormat::f16: dequant_half<fp16_to_fp32>(src, dst, k); return;
+    case WeightFormat::bf16: dequant_half<bf16_to_fp32>(src, dst, k); return;
     case WeightFormat::q4_0: dequant_q4_0(reinterpret_cast<const BlockQ4_0*>(src), dst, nb); return;
     case WeightFormat::q4_1: dequant_q4_1(reinterpret_cast<const BlockQ4_1*>(src), dst, nb); return;
     case WeightFormat::q5_0: dequant_q5_0(reinterpret_cast<const BlockQ5_0*>(src), dst, nb); return;
