@@ -93,17 +93,26 @@ TEST_CASE("q4_0 and q4_1 blocks decode as worked by hand", "[kernels][formats]")
   CHECK(y[0] == -1.0f);
 }
 
-TEST_CASE("q4_k and q6_k blocks decode as worked by hand", "[kernels][formats]") {
-  // q4_k: d = 1, dmin = 0.5. Sub-block 5: sc = 0b010011 = 19 (low 4 bits 3 in scales[9], top 2 bits 1 in
-  // scales[1] >> 6), m = 0b100010 = 34 (low 4 bits 2 in scales[9] >> 4, top 2 bits 2 in scales[5] >> 6).
-  // Element 5*32 + 7 = 167 lives in chunk 2, high nibble of qs[64 + 7]: q = 9 -> 19 * 9 - 0.5 * 34 = 154.
-  BlockQ4K k{};
+namespace {
+// A q4_k or q5_k super-block with d = 1, dmin = 0.5 and sub-block 5's sc = 0b010011 = 19 (low 4 bits 3 in
+// scales[9], top 2 bits 1 in scales[1] >> 6), m = 0b100010 = 34 (low 4 bits 2 in scales[9] >> 4, top 2 bits 2 in
+// scales[5] >> 6). Element 5*32 + 7 = 167 lives in chunk 2, high nibble of qs[64 + 7]: its low four bits are 9.
+template <class Block>
+Block sub_block_5_block() {
+  Block k{};
   k.d = 0x3C00;
   k.dmin = 0x3800;
   k.scales[9] = 0x23;
   k.scales[1] = 1 << 6;
   k.scales[5] = 2 << 6;
   k.qs[64 + 7] = 0x90;
+  return k;
+}
+}  // namespace
+
+TEST_CASE("q4_k and q6_k blocks decode as worked by hand", "[kernels][formats]") {
+  // q4_k: d = 1, dmin = 0.5, sub-block 5 and element 167 as in sub_block_5_block: q = 9 -> 19 * 9 - 0.5 * 34 = 154.
+  const auto k = sub_block_5_block<BlockQ4K>();
   std::vector<float> y(256);
   dequantize_row_ref(WeightFormat::q4_k, reinterpret_cast<const std::byte*>(&k), y);
   CHECK(y[167] == 154.0f);
@@ -144,15 +153,9 @@ TEST_CASE("q5_0, q5_1 and q5_k blocks decode as worked by hand", "[kernels][form
   dequantize_row_ref(WeightFormat::q5_1, reinterpret_cast<const std::byte*>(&b), std::span<float>(y.data(), 32));
   CHECK(y[31] == 45.0f);
   CHECK(y[15] == -1.0f);
-  // q5_k: d = 1, dmin = 0.5, sub-block 5 scale 19 and min 34 packed as in the q4_k case below. Element 167 = chunk 2,
+  // q5_k: d = 1, dmin = 0.5, sub-block 5 scale 19 and min 34 packed as in sub_block_5_block. Element 167 = chunk 2,
   // high nibble of qs[64 + 7] = 9, fifth bit = bit 5 of qh[7] set -> q = 25 -> 19 * 25 - 0.5 * 34 = 458.
-  BlockQ5K k{};
-  k.d = 0x3C00;
-  k.dmin = 0x3800;
-  k.scales[9] = 0x23;
-  k.scales[1] = 1 << 6;
-  k.scales[5] = 2 << 6;
-  k.qs[64 + 7] = 0x90;
+  auto k = sub_block_5_block<BlockQ5K>();
   k.qh[7] = 1 << 5;
   dequantize_row_ref(WeightFormat::q5_k, reinterpret_cast<const std::byte*>(&k), y);
   CHECK(y[167] == 458.0f);
