@@ -1,5 +1,6 @@
 // Scalar reference dequantization of one row, block by block, in ggml's element order.
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/cpu/blocks.h"
 #include "kernels/cpu/checks.h"
@@ -62,36 +63,25 @@ void dequant_q8_0(const BlockQ8_0* b, float* y, int64_t nb) {
   }
 }
 
-void dequant_q4_k(const BlockQ4K* b, float* y, int64_t nb) {
+// q4_k and q5_k: 64 values per chunk, sub-blocks 2c (low nibbles) and 2c + 1 (high), each with a 6-bit scale and
+// min. q5_k adds a fifth bit per value: sub-block j's fifth bits are bit j of qh[0..31].
+template <class Block>
+void dequant_q4_k_or_q5_k(const Block* b, float* y, int64_t nb) {
+  constexpr bool fifth_bits = std::is_same_v<Block, BlockQ5K>;
   for (int64_t i = 0; i < nb; ++i) {
     const float d = fp16_to_fp32(b[i].d), dmin = fp16_to_fp32(b[i].dmin);
-    for (int c = 0; c < 4; ++c) {  // 64 values per chunk: sub-blocks 2c (low nibbles) and 2c + 1 (high)
+    for (int c = 0; c < 4; ++c) {
       uint8_t sc0, m0, sc1, m1;
       q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
       q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
       const float d0 = d * float(sc0), mm0 = dmin * float(m0), d1 = d * float(sc1), mm1 = dmin * float(m1);
       const uint8_t* q = b[i].qs + 32 * c;
       for (int l = 0; l < 32; ++l) {
-        const float p0 = d0 * float(q[l] & 0xF), p1 = d1 * float(q[l] >> 4);
-        y[l] = p0 - mm0;
-        y[l + 32] = p1 - mm1;
-      }
-      y += 64;
-    }
-  }
-}
-
-void dequant_q5_k(const BlockQ5K* b, float* y, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i) {
-    const float d = fp16_to_fp32(b[i].d), dmin = fp16_to_fp32(b[i].dmin);
-    for (int c = 0; c < 4; ++c) {  // as q4_k; sub-block j's fifth bits are bit j of qh[0..31]
-      uint8_t sc0, m0, sc1, m1;
-      q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
-      q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
-      const float d0 = d * float(sc0), mm0 = dmin * float(m0), d1 = d * float(sc1), mm1 = dmin * float(m1);
-      const uint8_t* q = b[i].qs + 32 * c;
-      for (int l = 0; l < 32; ++l) {
-        const int h0 = (b[i].qh[l] >> (2 * c)) & 1, h1 = (b[i].qh[l] >> (2 * c + 1)) & 1;
+        int h0 = 0, h1 = 0;
+        if constexpr (fifth_bits) {
+          h0 = (b[i].qh[l] >> (2 * c)) & 1;
+          h1 = (b[i].qh[l] >> (2 * c + 1)) & 1;
+        }
         const float p0 = d0 * float((q[l] & 0xF) | h0 << 4), p1 = d1 * float((q[l] >> 4) | h1 << 4);
         y[l] = p0 - mm0;
         y[l + 32] = p1 - mm1;
@@ -151,8 +141,8 @@ void dequantize_blocks_ref(WeightFormat f, const std::byte* src, float* dst, int
     case WeightFormat::q5_0: dequant_q5_0(reinterpret_cast<const BlockQ5_0*>(src), dst, nb); return;
     case WeightFormat::q5_1: dequant_q5_1(reinterpret_cast<const BlockQ5_1*>(src), dst, nb); return;
     case WeightFormat::q8_0: dequant_q8_0(reinterpret_cast<const BlockQ8_0*>(src), dst, nb); return;
-    case WeightFormat::q4_k: dequant_q4_k(reinterpret_cast<const BlockQ4K*>(src), dst, nb); return;
-    case WeightFormat::q5_k: dequant_q5_k(reinterpret_cast<const BlockQ5K*>(src), dst, nb); return;
+    case WeightFormat::q4_k: dequant_q4_k_or_q5_k(reinterpret_cast<const BlockQ4K*>(src), dst, nb); return;
+    case WeightFormat::q5_k: dequant_q4_k_or_q5_k(reinterpret_cast<const BlockQ5K*>(src), dst, nb); return;
     case WeightFormat::q6_k: dequant_q6_k(reinterpret_cast<const BlockQ6K*>(src), dst, nb); return;
   }
 }
