@@ -4,7 +4,7 @@
 
 namespace rooftop::test {
 
-// A dense llama-shaped spec of the given shape (toy models in tests).
+// A dense llama-shaped spec of the given shape (toy models in tests; the cards below start from it).
 inline ModelSpec dense_spec(const char* id, int64_t vocab, int64_t hidden, int64_t layers, int64_t heads, int64_t kv_heads,
                             int64_t head_dim, int64_t ffn) {
   ModelSpec m;
@@ -15,36 +15,28 @@ inline ModelSpec dense_spec(const char* id, int64_t vocab, int64_t hidden, int64
 
 // SmolLM2-135M (huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json).
 inline ModelSpec smollm2_135m() {
-  ModelSpec m;
-  m.id = "smollm2-135m";
-  m.vocab = 49152; m.hidden = 576; m.layers = 30; m.heads = 9; m.kv_heads = 3; m.head_dim = 64; m.ffn = 1536;
+  ModelSpec m = dense_spec("smollm2-135m", 49152, 576, 30, 9, 3, 64, 1536);
   m.tied_embeddings = true; m.max_context = 8192;
   return m;
 }
 
 // Llama-3.1-70B (meta-llama/Llama-3.1-70B config.json).
 inline ModelSpec llama31_70b() {
-  ModelSpec m;
-  m.id = "llama-3.1-70b";
-  m.vocab = 128256; m.hidden = 8192; m.layers = 80; m.heads = 64; m.kv_heads = 8; m.head_dim = 128; m.ffn = 28672;
+  ModelSpec m = dense_spec("llama-3.1-70b", 128256, 8192, 80, 64, 8, 128, 28672);
   m.max_context = 131072;
   return m;
 }
 
 // Llama-3.1-8B.
 inline ModelSpec llama31_8b() {
-  ModelSpec m;
-  m.id = "llama-3.1-8b";
-  m.vocab = 128256; m.hidden = 4096; m.layers = 32; m.heads = 32; m.kv_heads = 8; m.head_dim = 128; m.ffn = 14336;
+  ModelSpec m = dense_spec("llama-3.1-8b", 128256, 4096, 32, 32, 8, 128, 14336);
   m.max_context = 131072;
   return m;
 }
 
 // gpt-oss-120b (openai/gpt-oss-120b config.json): 36 layers, 128 experts, 4 active, sliding window 128 on half.
 inline ModelSpec gpt_oss_120b() {
-  ModelSpec m;
-  m.id = "gpt-oss-120b";
-  m.vocab = 201088; m.hidden = 2880; m.layers = 36; m.heads = 64; m.kv_heads = 8; m.head_dim = 64; m.ffn = 0;
+  ModelSpec m = dense_spec("gpt-oss-120b", 201088, 2880, 36, 64, 8, 64, 0);
   m.attention_bias = true; m.attention_out_bias = true; m.ffn_bias = true;
   MoeSpec e; e.experts = 128; e.active_experts = 4; e.expert_ffn = 2880; e.router_bias = true;
   m.moe = e;
@@ -54,9 +46,7 @@ inline ModelSpec gpt_oss_120b() {
 
 // DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json): MLA, 256 experts + 1 shared, 8 active, 3 dense layers.
 inline ModelSpec deepseek_v3() {
-  ModelSpec m;
-  m.id = "deepseek-v3";
-  m.vocab = 129280; m.hidden = 7168; m.layers = 61; m.heads = 128; m.kv_heads = 128; m.head_dim = 192; m.ffn = 18432;
+  ModelSpec m = dense_spec("deepseek-v3", 129280, 7168, 61, 128, 128, 192, 18432);
   MoeSpec e; e.experts = 256; e.active_experts = 8; e.shared_experts = 1; e.expert_ffn = 2048; e.dense_layers = 3;
   m.moe = e;
   MlaSpec a; a.kv_lora_rank = 512; a.q_lora_rank = 1536; a.qk_rope_head_dim = 64; a.qk_nope_head_dim = 128; a.v_head_dim = 128;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analyzer/params.h"
+#include "tests/analyzer/seed_models.h"
 #include "models/models.h"
 
 using namespace rooftop;
@@ -128,15 +129,7 @@ TEST_CASE("seed 000: a 70B model in BF16 is about 141 GB", "[models][seed]") {
 TEST_CASE("seed 002: the 12-layer, d_model 768 stack has 84.9M attention + FFN weights", "[models][seed]") {
   // "12 layers, d_model 768, 12 heads, FFN 3072 ... 85M parameters counting attention and FFN
   // weights only" [12 x (4 x 768^2 + 2 x 768 x 3072) = 84,934,656].
-  ModelSpec m;
-  m.id = "seed-002-stack";
-  m.vocab = 50257;
-  m.hidden = 768;
-  m.layers = 12;
-  m.heads = 12;
-  m.kv_heads = 12;
-  m.head_dim = 64;
-  m.ffn = 3072;
+  ModelSpec m = test::dense_spec("seed-002-stack", 50257, 768, 12, 12, 12, 64, 3072);
   m.ffn_kind = FfnKind::gelu;
   const auto p = count_params(m);
   CHECK(p.of(ParamClass::attention) + p.of(ParamClass::dense_ffn) == 84934656.0);
