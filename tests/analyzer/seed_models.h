@@ -1,16 +1,33 @@
-// ModelSpecs built by hand from public config.json files, so analyzer tests need no loader.
+// ModelSpecs built by hand from public config.json files, so analyzer tests need no loader; and made-up chips.
 #pragma once
+#include <map>
+#include <string>
+#include <utility>
+
+#include "analyzer/chip_spec.h"
 #include "analyzer/model_spec.h"
 
 namespace rooftop::test {
 
-// A dense llama-shaped spec of the given shape (toy models in tests; the cards below start from it).
+// A dense llama-shaped spec of the given shape (toy models in tests; the model cards below start from it).
 inline ModelSpec dense_spec(const char* id, int64_t vocab, int64_t hidden, int64_t layers, int64_t heads, int64_t kv_heads,
                             int64_t head_dim, int64_t ffn) {
   ModelSpec m;
   m.id = id;
   m.vocab = vocab; m.hidden = hidden; m.layers = layers; m.heads = heads; m.kv_heads = kv_heads; m.head_dim = head_dim; m.ffn = ffn;
   return m;
+}
+
+// A chip of the given kind, memory, bandwidth and datasheet peaks per format (made-up chips in tests).
+inline ChipSpec chip_spec(const char* id, const char* kind, double memory_bytes, double bandwidth_bytes_per_s,
+                          std::map<std::string, double> peak_flops = {}) {
+  ChipSpec c;
+  c.id = id;
+  c.kind = kind;
+  c.memory_bytes = memory_bytes;
+  c.memory_bandwidth_bytes_per_s = bandwidth_bytes_per_s;
+  c.peak_flops = std::move(peak_flops);
+  return c;
 }
 
 // SmolLM2-135M (huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json).

@@ -27,15 +27,7 @@ ModelSpec hybrid() {
   m.state = s;
   return m;
 }
-ChipSpec gpu(double mem) {
-  ChipSpec c;
-  c.id = "gpu";
-  c.kind = "gpu";
-  c.memory_bytes = mem;
-  c.memory_bandwidth_bytes_per_s = 1e12;
-  c.peak_flops["bf16"] = 1e15;
-  return c;
-}
+ChipSpec gpu(double mem) { return test::chip_spec("gpu", "gpu", mem, 1e12, {{"bf16", 1e15}}); }
 }  // namespace
 
 TEST_CASE("a hybrid's KV covers its attention layers; its state is fixed per sequence", "[analyzer][hybrid]") {

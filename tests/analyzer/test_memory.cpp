@@ -10,15 +10,7 @@
 using namespace rooftop;
 
 namespace {
-ChipSpec chip(const char* id, double mem, double bw) {
-  ChipSpec c;
-  c.id = id;
-  c.kind = "gpu";
-  c.memory_bytes = mem;
-  c.memory_bandwidth_bytes_per_s = bw;
-  c.peak_flops["bf16"] = 989.4e12;
-  return c;
-}
+ChipSpec chip(const char* id, double mem, double bw) { return test::chip_spec(id, "gpu", mem, bw, {{"bf16", 989.4e12}}); }
 }  // namespace
 
 TEST_CASE("seed 000: SmolLM2-135M parameters and KV cache") {
@@ -174,11 +166,7 @@ TEST_CASE("KV passes the weights later when most layers keep a window") {
   PrecisionPlan p;
   p.per_class[ParamClass::experts] = "mxfp4";
   FitOptions o;
-  ChipSpec c;
-  c.id = "big";
-  c.kind = "gpu";
-  c.memory_bytes = 1e12;
-  c.memory_bandwidth_bytes_per_s = 1e12;
+  const ChipSpec c = test::chip_spec("big", "gpu", 1e12, 1e12);
   auto r = fit(m, c, p, o);
   const double expected = r.weights.total / (18 * 2048.0) - 128;
   CHECK(r.kv_equals_weights_at_tokens == Approx(expected).epsilon(1e-5));

@@ -15,16 +15,7 @@ using namespace rooftop;
 
 namespace {
 ModelSpec small_model() { return test::dense_spec("small", 32000, 1024, 8, 8, 2, 128, 4096); }
-ChipSpec gpu() {
-  ChipSpec c;
-  c.id = "gpu";
-  c.kind = "gpu";
-  c.memory_bytes = 24e9;
-  c.memory_bandwidth_bytes_per_s = 1e12;
-  c.peak_flops["bf16"] = 100e12;
-  c.peak_flops["fp32"] = 50e12;
-  return c;
-}
+ChipSpec gpu() { return test::chip_spec("gpu", "gpu", 24e9, 1e12, {{"bf16", 100e12}, {"fp32", 50e12}}); }
 PrecisionPlan bf16() {
   PrecisionPlan p;
   p.weights = "bf16";

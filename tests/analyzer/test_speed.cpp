@@ -14,12 +14,8 @@ using namespace rooftop;
 namespace {
 // H100 SXM: 80 GB, 3.35 TB/s; dense bf16 989.4 TFLOP/s, fp8 1978.9 TFLOP/s; 700 W; $2.50/h (seed 002).
 ChipSpec h100() {
-  ChipSpec c;
-  c.id = "h100-sxm";
-  c.kind = "gpu";
-  c.memory_bytes = 80e9;
-  c.memory_bandwidth_bytes_per_s = 3.35e12;
-  c.peak_flops = {{"bf16", 989.4e12}, {"fp16", 989.4e12}, {"fp8", 1978.9e12}, {"int8", 1978.9e12}};
+  ChipSpec c = test::chip_spec("h100-sxm", "gpu", 80e9, 3.35e12,
+                               {{"bf16", 989.4e12}, {"fp16", 989.4e12}, {"fp8", 1978.9e12}, {"int8", 1978.9e12}});
   c.tdp_watts = 700;
   c.usd_per_hour = 2.50;
   c.scaleup_bandwidth_bytes_per_s = 900e9;

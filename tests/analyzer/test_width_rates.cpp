@@ -13,12 +13,7 @@ namespace {
 
 // A calibrated CPU whose memory never binds, with q4_1 GEMV arithmetic rates at k = 576 and 1536 only.
 ChipSpec cpu_with_width_rates() {
-  ChipSpec c;
-  c.id = "cpu";
-  c.kind = "cpu";
-  c.memory_bytes = 24e9;
-  c.memory_bandwidth_bytes_per_s = 1e15;
-  c.peak_flops = {{"fp32", 1e11}, {"int8", 1e12}};
+  ChipSpec c = test::chip_spec("cpu", "cpu", 24e9, 1e15, {{"fp32", 1e11}, {"int8", 1e12}});
   REQUIRE(c.measured.set("gemv_q4_1_bytes_per_s", 1e15));
   REQUIRE(c.measured.set("gemv_q4_1_arith_flops_per_s", 60e9));  // the best width's rate: used only without per-width ones
   REQUIRE(c.measured.set("gemv_q4_1_arith_k576_flops_per_s", 20e9));

@@ -20,13 +20,8 @@ namespace {
 
 // A host CPU as a chip: 24 GB, 50 GB/s, 1 TFLOP/s fp32 / bf16 (figures invented for the test).
 ChipSpec host_cpu() {
-  ChipSpec c;
-  c.id = "cpu";
+  ChipSpec c = test::chip_spec("cpu", "cpu", 24e9, 50e9, {{"fp32", 1e12}, {"bf16", 1e12}, {"fp16", 1e12}});
   c.name = "test CPU";
-  c.kind = "cpu";
-  c.memory_bytes = 24e9;
-  c.memory_bandwidth_bytes_per_s = 50e9;
-  c.peak_flops = {{"fp32", 1e12}, {"bf16", 1e12}, {"fp16", 1e12}};
   return c;
 }
 

@@ -13,6 +13,7 @@
 #include "hwdb/hwdb.h"
 #include "hwdb/runtime_cards.h"
 #include "models/models.h"
+#include "tests/analyzer/seed_models.h"
 #include "validate/compare.h"
 #include "validate/fit.h"
 #include "validate/predict.h"
@@ -22,13 +23,8 @@ using namespace rooftop;
 namespace {
 
 ChipSpec toy_chip() {
-  ChipSpec c;
-  c.id = "toy";
-  c.kind = "gpu";
+  ChipSpec c = test::chip_spec("toy", "gpu", 80e9, 1e12, {{"fp32", 1e13}, {"bf16", 1e14}, {"fp16", 1e14}, {"int8", 2e14}});
   c.architecture = "ampere";
-  c.memory_bytes = 80e9;
-  c.memory_bandwidth_bytes_per_s = 1e12;
-  c.peak_flops = {{"fp32", 1e13}, {"bf16", 1e14}, {"fp16", 1e14}, {"int8", 2e14}};
   return c;
 }
 
