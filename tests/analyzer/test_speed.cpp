@@ -29,6 +29,14 @@ ChipSpec h200() {
   c.memory_bandwidth_bytes_per_s = 4.8e12;
   return c;
 }
+// Seed 002's setting: Llama-3.1-70B with fp8 weights on the H100 above, under the seeds' simplifications
+// (o.simple); `o` sets the rest (batches, prompt, speculative decoding).
+SpeedResult seed_002_fp8(SpeedOptions o) {
+  PrecisionPlan p;
+  p.weights = "fp8";
+  o.simple = true;
+  return speed(test::llama31_70b(), h100(), p, o);
+}
 }  // namespace
 
 TEST_CASE("seed 002 roofline: H100 ridge about 299 FLOPs/byte; decode x32 attains 107 TFLOP/s") {
@@ -64,13 +72,9 @@ TEST_CASE("faithful decode: KV reads lower the intensity below the seeds' batch-
 }
 
 TEST_CASE("seed 002 cost table: 70B at fp8 on an H100 with the seeds' simplifications") {
-  auto m = test::llama31_70b();
-  PrecisionPlan p;
-  p.weights = "fp8";
   SpeedOptions o;
-  o.simple = true;
   o.batches = {1, 8, 64, 256, 1024};
-  auto r = speed(m, h100(), p, o);
+  auto r = seed_002_fp8(o);
   REQUIRE(r.compute_format == "fp8");
   // The seed uses 70 GB and 2,000 TFLOP/s; the derived 70.55B parameters and the dense 1,979 TFLOP/s
   // datasheet rate move each figure by under 2.5%.
@@ -95,13 +99,9 @@ TEST_CASE("seed 002 cost table: 70B at fp8 on an H100 with the seeds' simplifica
 }
 
 TEST_CASE("seed 002 energy: 700 W at 12,000 tok/s is about 0.06 J per token; 500 tokens about 30 J") {
-  auto m = test::llama31_70b();
-  PrecisionPlan p;
-  p.weights = "fp8";
   SpeedOptions o;
-  o.simple = true;
   o.batches = {1, 256};
-  auto r = speed(m, h100(), p, o);
+  auto r = seed_002_fp8(o);
   const double j = r.points[1].joules_per_token;  // 700 W / 12,156 tok/s
   CHECK(j == Approx(0.06).epsilon(0.05));
   CHECK(500 * j == Approx(30).epsilon(0.05));
@@ -184,15 +184,11 @@ TEST_CASE("speculative decoding: seed 002's k = 5, a = 0.7, draft at 15%") {
   CHECK(spec_tokens_per_pass(0, 0.5) == 1);                            // k = 0: plain decoding
   CHECK(spec_tokens_per_pass(3, 0.0) == 1);                            // nothing accepted
   CHECK_THROWS_AS(spec_tokens_per_pass(3, 1.5), InputError);
-  auto m = test::llama31_70b();
-  PrecisionPlan p;
-  p.weights = "fp8";
   SpeedOptions o;
-  o.simple = true;
   o.draft_len = 5;
   o.acceptance = 0.7;
   o.draft_cost_ratio = 0.15;
-  auto r = speed(m, h100(), p, o);
+  auto r = seed_002_fp8(o);
   REQUIRE(r.spec);
   CHECK(r.spec->speedup == Approx(1.68).epsilon(0.002));
   CHECK(r.points[0].decode_tokens_per_s == Approx(1.6807 * 3.35e12 / 70.55e9).epsilon(0.01));
@@ -261,14 +257,10 @@ TEST_CASE("speed rejects impossible requests") {
 }
 
 TEST_CASE("prefill and decode energy per token, and their ratio (seed 004: decode 20-35x prefill on one machine)") {
-  auto m = test::llama31_70b();
-  PrecisionPlan p;
-  p.weights = "fp8";
   SpeedOptions o;
-  o.simple = true;
   o.batches = {1, 256};
   o.prompt_tokens = 1000;
-  auto r = speed(m, h100(), p, o);
+  auto r = seed_002_fp8(o);
   // Simple model, H100 SXM at 700 W: a 1000-token prompt of a 70.55B-parameter model is compute-bound at the fp8
   // peak, 2 x 70.55e9 x 1000 FLOPs / 1,978.9e12 FLOP/s = 71.3 ms, so 700 W x 71.3 ms / 1000 = 0.0499 J per input token.
   CHECK(r.points[0].joules_per_input_token == Approx(700.0 * 2 * 70.55e9 / 1978.9e12).epsilon(0.01));
