@@ -168,21 +168,30 @@ TEST_CASE("a pipeline step passes every stage: the one-stage step plus pp - 1 ha
   CHECK_THROWS_AS(StepCost(m, gpu(), bf16(), prof, 1, 2), InputError);  // no link on the card
 }
 
-TEST_CASE("plan: the fewest replicas that meet both p99 targets, checked against simulate itself", "[analyzer][serving][plan]") {
-  const ModelSpec m = small_model();
-  ChipSpec c = gpu();
-  c.usd_per_hour = 2.0;
-  c.tdp_watts = 500;
+namespace {
+// The plan tests' load: `requests` requests of 512 prompt and 32 output tokens at `rate` per second, p99 targets
+// TTFT 50 ms and TPOT 10 ms, up to 16 devices, prefill chunks of 2048 tokens.
+PlanOptions plan_load(double rate, int64_t requests) {
   PlanOptions o;
-  o.rate = 3000;
+  o.rate = rate;
   o.prompt = 512;
   o.output = 32;
   o.slo_ttft_p99_s = 0.05;
   o.slo_tpot_p99_s = 0.01;
   o.max_devices = 16;
-  o.requests = 300;
-  o.max_seqs = {64, 256};
+  o.requests = requests;
   o.token_budgets = {2048};
+  return o;
+}
+}  // namespace
+
+TEST_CASE("plan: the fewest replicas that meet both p99 targets, checked against simulate itself", "[analyzer][serving][plan]") {
+  const ModelSpec m = small_model();
+  ChipSpec c = gpu();
+  c.usd_per_hour = 2.0;
+  c.tdp_watts = 500;
+  PlanOptions o = plan_load(3000, 300);
+  o.max_seqs = {64, 256};
   const RuntimeProfile prof = generic_profile(false);
   const PlanResult r = plan_deployments(m, bf16(), {c}, prof, o);
   // The toy card states no interconnect: one family only (tp1 pp1, aggregated), no tp, pp or KV transfer.
@@ -229,18 +238,10 @@ TEST_CASE("plan: disaggregated pools each meet their own target; pipeline replic
   c.usd_per_hour = 2.0;
   c.scaleup_bandwidth_bytes_per_s = 400e9;
   c.scaleout_bandwidth_bytes_per_s = 50e9;
-  PlanOptions o;
-  o.rate = 2000;
-  o.prompt = 512;
-  o.output = 32;
-  o.slo_ttft_p99_s = 0.05;
-  o.slo_tpot_p99_s = 0.01;
-  o.max_devices = 16;
-  o.requests = 200;
+  PlanOptions o = plan_load(2000, 200);
   o.tp = {1, 2};
   o.pp = {1, 2};
   o.max_seqs = {64};
-  o.token_budgets = {2048};
   const RuntimeProfile prof = generic_profile(false);
   const PlanResult r = plan_deployments(m, bf16(), {c}, prof, o);
   std::map<std::string, PlanCandidate> by;
