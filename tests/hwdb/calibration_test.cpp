@@ -57,6 +57,9 @@ json calibration_json(const std::string& fingerprint, const Figures& f) {
       {"overhead", {{"per_layer_s", f.per_layer}, {"per_step_s", 10 * f.per_layer}}}};
 }
 
+// A calibration file written on made_up_cpu() (its fingerprint is "Made-up EPYC|2|25") with the figures f.
+json made_up_cpus_file(const Figures& f) { return calibration_json("Made-up EPYC|2|25", f); }
+
 }  // namespace
 
 TEST_CASE("machine fingerprint is model|cores|GB", "[hwdb][calibration]") {
@@ -67,7 +70,7 @@ TEST_CASE("a valid calibration file changes figures and provenance", "[hwdb][cal
   ChipSpec cpu = made_up_cpu();
   Figures f = random_figures(7);
   std::string why = "stale";
-  auto c = rooftop::hwdb::apply_calibration(cpu, calibration_json("Made-up EPYC|2|25", f).dump(), &why);
+  auto c = rooftop::hwdb::apply_calibration(cpu, made_up_cpus_file(f).dump(), &why);
   CHECK(why.empty());
   CHECK(c.memory_bandwidth_bytes_per_s == f.bw);
   CHECK(c.provenance.at("memory_bandwidth_bytes_per_s") == "measured 2026-11-29");
@@ -92,9 +95,8 @@ TEST_CASE("a valid calibration file changes figures and provenance", "[hwdb][cal
 
 TEST_CASE("the DRAM start per GEMV region is read when present; 0 is a measurement, 1 ms or more is not", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
-  Figures f = random_figures(13);
   std::string why;
-  auto j = calibration_json("Made-up EPYC|2|25", f);
+  auto j = made_up_cpus_file(random_figures(13));
   j["overhead"]["region_start_s"] = 4.7e-6;
   auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
   CHECK(why.empty());
@@ -111,9 +113,8 @@ TEST_CASE("the DRAM start per GEMV region is read when present; 0 is a measureme
 
 TEST_CASE("prefill attention's row cost is read when present; 0, negative or 1 ms or more refuses the file", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
-  Figures f = random_figures(17);
   std::string why;
-  auto j = calibration_json("Made-up EPYC|2|25", f);
+  auto j = made_up_cpus_file(random_figures(17));
   auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
   CHECK(!c.measured.overhead.attention_row_s);  // an older file without it: the one prefill attention rate
   j["overhead"]["attention_row_s"] = 6.9e-8;
@@ -137,27 +138,27 @@ TEST_CASE("foreign, truncated, wrong-schema or half-bad files are ignored whole"
   CHECK(foreign.provenance == cpu.provenance);
   CHECK(why.find("another machine") != std::string::npos);
 
-  std::string text = calibration_json("Made-up EPYC|2|25", f).dump();
+  std::string text = made_up_cpus_file(f).dump();
   auto truncated = rooftop::hwdb::apply_calibration(cpu, text.substr(0, text.size() / 2), &why);
   CHECK(truncated.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
   CHECK(truncated.measured.empty());
   CHECK(why.find("damaged JSON") != std::string::npos);
 
-  auto j = calibration_json("Made-up EPYC|2|25", f);
+  auto j = made_up_cpus_file(f);
   j["schema"] = "rooftop-calibration-0";
   auto old = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
   CHECK(old.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
   CHECK(why.find("schema") != std::string::npos);
 
   // A late bad entry must not leave the earlier (valid) figures applied.
-  j = calibration_json("Made-up EPYC|2|25", f);
+  j = made_up_cpus_file(f);
   j["overhead"]["per_step_s"] = -1;
   auto half = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
   CHECK(half.memory_bandwidth_bytes_per_s == cpu.memory_bandwidth_bytes_per_s);
   CHECK(half.measured.empty());
   CHECK(why.find("overhead.per_step_s") != std::string::npos);
 
-  j = calibration_json("Made-up EPYC|2|25", f);
+  j = made_up_cpus_file(f);
   j["memory_bandwidth_bytes_per_s"] = "fast";
   CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.empty());
   CHECK(why.find("memory_bandwidth_bytes_per_s is not a number") != std::string::npos);
@@ -165,9 +166,8 @@ TEST_CASE("foreign, truncated, wrong-schema or half-bad files are ignored whole"
 
 TEST_CASE("a kernel figure the key grammar does not know refuses the file, naming it", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
-  Figures f = random_figures(17);
   std::string why;
-  auto j = calibration_json("Made-up EPYC|2|25", f);
+  auto j = made_up_cpus_file(random_figures(17));
   // A misspelt width key: before the typed rates it was passed over and the datasheet bandwidth priced instead.
   j["kernels"].push_back({{"name", "gemv_q4_1_strem_k576"}, {"op", "gemv"}, {"bytes_per_s", 20e9}});
   auto c = rooftop::hwdb::apply_calibration(cpu, j.dump(), &why);
@@ -212,9 +212,8 @@ TEST_CASE("Database::get(\"cpu\") reads this machine's calibration file", "[hwdb
 
 TEST_CASE("the cache-resident size is read when present; 0 or negative refuses the file", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
-  Figures f = random_figures(19);
   std::string why;
-  auto j = calibration_json("Made-up EPYC|2|25", f);
+  auto j = made_up_cpus_file(random_figures(19));
   CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.cache_resident_bytes == 0);  // an older file
   j["cache_resident_bytes"] = 190e6;
   CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.cache_resident_bytes == 190e6);
@@ -229,7 +228,7 @@ TEST_CASE("the kernels' GEMM thresholds are read per format and row length; a fr
           "format refuses the file", "[hwdb][calibration]") {
   ChipSpec cpu = made_up_cpu();
   std::string why;
-  auto j = calibration_json("Made-up EPYC|2|25", random_figures(23));
+  auto j = made_up_cpus_file(random_figures(23));
   CHECK(rooftop::hwdb::apply_calibration(cpu, j.dump(), &why).measured.get("gemm_q4_0_min_tokens_k1") == std::nullopt);  // an older file
   // The form calibrate writes: a step function of the row length.
   j["gemm_min_tokens"] = {{"q4_0", {{"32", 12}, {"1024", 21}}}, {"f16", {{"32", 7}}}};
