@@ -4,6 +4,7 @@
 
 #include "analyzer/errors.h"
 #include "analyzer/runtime.h"
+#include "seed_models.h"
 
 using namespace rooftop;
 
@@ -11,10 +12,8 @@ namespace {
 
 // An A100-PCIe-like card: an NVLink bridge of 600 GB/s (both directions) joining pairs, PCIe Gen4 x16 (32 GB/s one way).
 ChipSpec bridged() {
-  ChipSpec c;
-  c.id = "bridged";
+  ChipSpec c = test::chip_spec("bridged", "gpu", 80e9, 2e12);
   c.architecture = "ampere";
-  c.memory_bandwidth_bytes_per_s = 2e12;
   c.scaleup_bandwidth_bytes_per_s = 600e9;
   c.scaleup_domain_size = 2;
   c.scaleout_bandwidth_bytes_per_s = 32e9;
