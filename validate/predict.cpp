@@ -169,8 +169,12 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
         c.scaleup_link = link.scaleup;
       }
       const double weights_total = weight_bytes(m, plan).total;
-      // KV cache: the runtime's share of the devices' memory, less the weights (as `rooftop fit` counts it).
-      const double budget = prof.memory_fraction * chip->memory_bytes * static_cast<double>(devices) - weights_total;
+      // KV cache: the runtime's share of the devices' memory, less the weights (as `rooftop fit` counts it). A run
+      // whose weights exceed that share but fit the devices shows its user raised the share (vLLM's
+      // --gpu-memory-utilization): the whole memory is then the limit.
+      const double memory = chip->memory_bytes * static_cast<double>(devices);
+      const double share = weights_total < prof.memory_fraction * memory ? prof.memory_fraction : 1.0;
+      const double budget = share * memory - weights_total;
       const double per_seq = kv_bytes(m, plan.kv_format(), static_cast<int64_t>(c.prompt + c.output), 1) + state_bytes_per_sequence(m);
       if (budget <= 0) { skip("the weights (" + std::to_string(weights_total / 1e9).substr(0, 6) + " GB) do not fit the stated devices"); continue; }
       // Sequences running at once: a stated batch or concurrency, up to what the KV cache holds (the rest of a

@@ -569,6 +569,42 @@ TEST_CASE("validate --published on the real dataset: every record predicted or s
   CHECK(engines.size() >= 6);
 }
 
+TEST_CASE("a run whose weights exceed the runtime's memory share but fit the devices is predicted, not skipped", "[runtime][published]") {
+  // Qwen2.5-72B in bf16 is 145.4 GB of weights (the card's count). Two 80 GB H100s hold 160 GB; vLLM's default share
+  // (gpu_memory_utilization 0.9) is 144 GB, below the weights, so a measured run shows its user raised the share.
+  // The KV cache then has the rest of the whole memory. One H100 (80 GB) cannot hold them at all.
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const auto profiles = hwdb::load_runtimes();
+  validate::PublishedDataset data;
+  data.sources.push_back({"s.yaml", "u", "t", "w", "2025-04-01", "vllm", "0.9.0"});
+  for (int devices : {2, 1}) {
+    validate::PublishedRecord r;
+    r.source = 0;
+    r.line = devices;
+    r.hw = "h100-sxm";
+    r.hw_count = devices;
+    r.model = "qwen2.5-72b";
+    r.weights = "bf16";
+    r.batch = 64;  // more sequences than the KV cache left beside the weights holds at 4,096 tokens each
+    r.prompt_tokens = 2048;
+    r.output_tokens = 2048;
+    r.metric = "tpot_s";
+    r.value = 0.03;
+    data.records.push_back(r);
+  }
+  const auto set = validate::build_cases(data, profiles, chips, models);
+  REQUIRE(set.cases.size() == 1);
+  REQUIRE(set.skipped.size() == 1);
+  CHECK(set.cases[0].record == 0);
+  CHECK(set.skipped[0].reason.find("do not fit") != std::string::npos);
+  // The batch is what 160 GB less the weights holds. Weights by hand: embeddings and head 2 x 152,064 x 8,192 = 2.49 G;
+  // a layer 2 x 8,192^2 + 2 x 8,192 x 1,024 + 3 x 8,192 x 29,568 = 877.7 M, x 80 = 70.2 G; 72.7 G x 2 bytes = 145.4 GB.
+  // KV: 80 layers x 8 heads x 128 x 2 (K, V) x 2 bytes = 327,680 bytes a token, 1.342 GB a 4,096-token sequence.
+  // 14.6 GB hold 10 sequences (11 would need 14.8 GB).
+  CHECK(set.cases[0].batch == 10);
+}
+
 namespace {
 // A pass that takes exactly `s` seconds under unit_rates(): one op streaming s x 1e12 bytes at 1 TB/s.
 CompactPass pass_of(double s) {
