@@ -209,6 +209,15 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
         for (int64_t done = 0; done < P; done += batch_chunk)
           c.prefill_batch.push_back(compact({b, std::min(batch_chunk, P - done), done, false}));
       if (b == 1) c.prefill_batch = c.prefill_one;
+      // A closed loop of requests of one prompt and one output length (as a benchmark client sends them) runs in
+      // lockstep: the requests that started in one step end in one step, and their successors arrive together. The
+      // server prefills as many of them in one step as its token budget holds (vLLM: max_num_batched_tokens), so a
+      // new request's first token waits for that whole step. Its other running sequences' decodes ride in it.
+      if (rec.metric == "ttft_s" && b > 1 && c.concurrency <= c.batch && rec.output_tokens && *rec.output_tokens > 0) {
+        const int64_t budget = prof.serving_limits(*chip).second;
+        c.group = static_cast<double>(std::clamp<int64_t>(budget / std::max<int64_t>(P, 1), 1, b));
+        if (c.group > 1) c.prefill_group.push_back(compact({static_cast<int64_t>(c.group), P, 0, false}));
+      }
     } catch (const InputError& e) {
       skip(std::string("the analyzer refused it: ") + e.what());
       continue;
@@ -254,7 +263,7 @@ double predict_case(const RecordCase& c, const RuntimeRates& r) {
   // flight), added once, outside the engine's time; the engine's own benchmarks do not.
   const double served = c.client ? r.served.at(std::min(c.concurrency, b)) : 0.0;
   if (c.metric == "ttft_s") {
-    const double ttft = sum(c.prefill_one) + (b > 1 ? step : 0.0);
+    const double ttft = (c.prefill_group.empty() ? sum(c.prefill_one) : sum(c.prefill_group)) + (b > 1 ? step : 0.0);
     if (c.concurrency <= b) return served + ttft;
     // More clients than the KV cache holds (a closed loop): by Little's law each client's cycle is
     // concurrency x request time / running; all of it beyond its own decode is waiting for a slot and prefill.

@@ -32,6 +32,10 @@ struct RecordCase {
   bool client = false;            // measured by a client of a server: its times carry the server's delay
   std::vector<CompactPass> window;  // decode steps at the window's start, middle and end (Simpson: 1, 4, 1)
   std::vector<CompactPass> prefill_one, prefill_batch;  // one prompt; the batch's prompts (chunked)
+  // TTFT in a closed loop of fixed-length requests: the prompts that arrive together (those whose requests ended in
+  // the same step) and fit one step's token budget are prefilled in one step, and each waits for all of it.
+  std::vector<CompactPass> prefill_group;
+  double group = 1;               // prompts prefilled in that step
 };
 
 struct Skipped {

@@ -605,6 +605,52 @@ TEST_CASE("a run whose weights exceed the runtime's memory share but fit the dev
   CHECK(set.cases[0].batch == 10);
 }
 
+TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's token budget prefills", "[runtime][published]") {
+  // vLLM on an H100 (80 GB, not an A100) runs 1024 sequences and 8192 tokens a step (the serving-limits test above).
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const auto profiles = hwdb::load_runtimes();
+  validate::PublishedDataset data;
+  data.sources.push_back({"s.yaml", "u", "t", "w", "2025-06-01", "vllm", "0.9.0"});
+  struct Row { int64_t concurrency, prompt; std::optional<int64_t> output; double group; };
+  // 8192 / 1024 = 8 prompts a step; 8192 / 3000 = 2; a prompt beyond the budget is its own group (none);
+  // 4 clients cap the group at 4; one client is alone. (A record without its output length, as ShareGPT's varied
+  // ones, is skipped before this: no lockstep is assumed for it.)
+  const std::vector<Row> rows = {{32, 1024, 256, 8}, {32, 3000, 256, 2}, {32, 10000, 256, 1}, {4, 1024, 256, 4},
+                                 {1, 1024, 256, 1}};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    validate::PublishedRecord rec;
+    rec.source = 0;
+    rec.line = static_cast<int>(i);
+    rec.hw = "h100-sxm";
+    rec.model = "llama-3.1-8b";
+    rec.weights = "bf16";
+    rec.batch = rows[i].concurrency;
+    rec.prompt_tokens = rows[i].prompt;
+    rec.output_tokens = rows[i].output;
+    rec.metric = "ttft_s";
+    rec.value = 0.1;
+    data.records.push_back(rec);
+  }
+  const auto set = validate::build_cases(data, profiles, chips, models);
+  REQUIRE(set.cases.size() == rows.size());
+  for (const auto& c : set.cases) {
+    INFO("row " << c.record);
+    CHECK(c.group == rows[static_cast<size_t>(c.record)].group);
+    CHECK(c.prefill_group.empty() == (c.group == 1));
+  }
+  // The group's step costs more than one prompt's prefill, and less than the group's prompts one by one
+  // (the weights are read once).
+  const auto& eight = set.cases[0];
+  const RuntimeProfile& vllm = validate::profile_by_id(profiles, "vllm");
+  const RuntimeRates rates = resolve_rates(vllm, *eight.chip, 0);
+  double one = 0, group = 0;
+  for (const auto& p : eight.prefill_one) one += pass_seconds(p, rates);
+  for (const auto& p : eight.prefill_group) group += pass_seconds(p, rates);
+  CHECK(group > 2 * one);
+  CHECK(group < 8 * one);
+}
+
 namespace {
 // A pass that takes exactly `s` seconds under unit_rates(): one op streaming s x 1e12 bytes at 1 TB/s.
 CompactPass pass_of(double s) {
@@ -681,6 +727,12 @@ TEST_CASE("a record's metric from its passes, worked by hand", "[runtime][predic
     CHECK(validate::predict_case(c, r) == Approx(12 * request / 4 - 99 * tpot));
     CHECK(validate::predict_case(c, r) == Approx(5.301).epsilon(0.001));
     CHECK(validate::predict_case(c, r) > 3 * ttft);
+  }
+  SECTION("prompts that arrive together are prefilled in one step, and each waits for all of it") {
+    c.metric = "ttft_s";
+    c.prefill_group = {pass_of(1.2)};  // the step that prefills the group's prompts: 1.2 s
+    c.group = 3;
+    CHECK(validate::predict_case(c, r) == Approx(1.2 + step));  // not the lone prompt's 0.5 s
   }
   SECTION("a client of a served runtime sees its delay per request and per request in flight, once") {
     RuntimeRates served = r;
