@@ -97,6 +97,7 @@ struct SimulateCli {
   OutputOptions out;
   std::string rates;
   double slo_ttft = 0, slo_tpot = 0;
+  double memory_fraction = 0;  // 0: the runtime's
   int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 0, block = 16;
   uint64_t seed = 1;
   std::string trace;
@@ -129,6 +130,9 @@ void register_simulate(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-seqs", o->max_seqs, "sequences per step (default: the runtime's server default on the chip)")->check(in_range(1, 1e6));
   cmd->add_option("--token-budget", o->budget, "tokens per step, decodes and prefill chunks together (default: the runtime's server default on the chip, else 8192)")->check(in_range(1, 1e7));
   cmd->add_option("--block-tokens", o->block, "KV page size in tokens")->capture_default_str()->check(in_range(1, 1e5));
+  cmd->add_option("--memory-fraction", o->memory_fraction,
+                  "share of each device's memory for weights, activations and KV pages (vLLM's --gpu-memory-utilization; default: the runtime's)")
+      ->check(in_range(0.01, 1));
   cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
   cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token target, seconds (goodput)")->check(in_range(1e-9, 1e6));
   add_output_options(*cmd, o->out, {"table", "json", "md", "csv", "html"});
@@ -140,7 +144,8 @@ void register_simulate(CLI::App& app, Context& ctx) {
       ChipSpec chip = resolve_chip(ctx, o->m.hw);
       PrecisionPlan plan = resolve_plan(o->m);
       const bool cpu = chip.kind == "cpu" || chip.kind == "soc";
-      const RuntimeProfile prof = resolve_runtime(o->m).value_or(generic_profile(cpu));
+      RuntimeProfile prof = resolve_runtime(o->m).value_or(generic_profile(cpu));
+      if (o->memory_fraction > 0) prof.memory_fraction = o->memory_fraction;
 
       std::vector<double> rates;
       if (o->given("--rate")) {

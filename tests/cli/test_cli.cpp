@@ -583,6 +583,20 @@ TEST_CASE("simulate: a trace, a low Poisson rate that matches speed's batch-1 fi
   CHECK(bp.code == 2);
   CHECK(bp.err.find("badprefix.csv:2") != std::string::npos);
 
+  // --memory-fraction: Qwen2.5-72B's 145.4 GB of bf16 weights on 2 x 80 GB H100s exceed vLLM's default 0.9 share
+  // (144 GB), so the run is refused; at 0.95 (76 GB a device) 3.3 GB a device, less the activations, hold KV pages.
+  auto full = cli({"simulate", "--model", "qwen2.5-72b", "--hw", "h100-sxm", "--tp", "2", "--runtime", "vllm",
+                   "--concurrency", "1", "--requests", "3"});
+  CHECK(full.code == 2);
+  CHECK(full.err.find("no memory is left for the KV cache") != std::string::npos);
+  auto raised = json_of({"simulate", "--model", "qwen2.5-72b", "--hw", "h100-sxm", "--tp", "2", "--runtime", "vllm",
+                         "--concurrency", "1", "--requests", "3", "--memory-fraction", "0.95"});
+  CHECK(raised["requests"] == 3);
+  const double kv = raised["kv_budget_bytes_per_device"].get<double>();
+  CHECK(kv > 1e9);   // 76 GB less 72.7 GB of weights and the activations
+  CHECK(kv < 3.3e9);
+  CHECK(cli({"simulate", "--model", "llama-3.1-8b", "--concurrency", "1", "--memory-fraction", "0"}).code == 2);
+
   std::ofstream(dir / "bad.csv") << "arrival_s,prompt_tokens,output_tokens\n0,abc,4\n";
   auto r = cli({"simulate", "--model", "llama-3.1-8b", "--trace", (dir / "bad.csv").string()});
   CHECK(r.code == 2);
