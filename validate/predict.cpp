@@ -201,8 +201,10 @@ CaseSet build_cases(const PublishedDataset& data, const std::vector<RuntimeProfi
       // Prefill: one prompt, and the batch's prompts, in the profile's chunks.
       // The chunk is tokens per pass (llama.cpp's ubatch): a batch of b prompts advances chunk / b tokens each.
       const int64_t whole = std::max<int64_t>(P, 1);
-      const int64_t chunk = prof.prefill_chunk > 0 ? prof.prefill_chunk : whole;
-      const int64_t batch_chunk = prof.prefill_chunk > 0 ? std::max<int64_t>(1, prof.prefill_chunk / b) : whole;
+      // A stated microbatch (llama-bench -ub) replaces the profile's chunk: its passes run the small-batch kernels.
+      const int64_t stated_chunk = rec.ubatch ? *rec.ubatch : prof.prefill_chunk;
+      const int64_t chunk = stated_chunk > 0 ? stated_chunk : whole;
+      const int64_t batch_chunk = stated_chunk > 0 ? std::max<int64_t>(1, stated_chunk / b) : whole;
       if (rec.metric == "ttft_s" || rec.metric == "tpot_s" || b == 1)
         for (int64_t done = 0; done < P; done += chunk) c.prefill_one.push_back(compact({1, std::min(chunk, P - done), done, false}));
       if (b > 1 && rec.metric != "ttft_s" && rec.metric != "tpot_s")

@@ -25,7 +25,7 @@ namespace {
 const std::set<std::string> kSourceKeys = {"url", "title", "where", "date"};
 const std::set<std::string> kTopKeys = {"source", "engine", "engine_version", "harness", "records"};
 const std::set<std::string> kRecordKeys = {"hw", "hw_count", "tp", "pp", "interconnect", "power_limit_w", "model", "weights", "kv",
-                                           "batch", "request_rate", "prompt_tokens", "output_tokens", "metric", "value",
+                                           "batch", "request_rate", "prompt_tokens", "output_tokens", "ubatch", "metric", "value",
                                            "value_as_printed", "notes"};
 const std::set<std::string> kRequired = {"hw", "hw_count", "model", "weights", "batch", "metric", "value"};
 
@@ -76,7 +76,7 @@ void only_known_keys(const YAML::Node& map, const std::set<std::string>& keys, c
 std::string condition_key(const PublishedRecord& r, const std::string& engine) {
   return engine + "|" + r.hw + "|" + std::to_string(r.hw_count) + "|" + std::to_string(r.tp) + "x" + std::to_string(r.pp) + "|" + r.model + "|" + r.weights + "|" + r.kv + "|" +
          std::to_string(r.batch.value_or(-1)) + "|" + std::to_string(r.request_rate.value_or(-1)) + "|" + std::to_string(r.prompt_tokens.value_or(-1)) + "|" +
-         std::to_string(r.output_tokens.value_or(-1)) + "|" + r.metric + "|" + r.interconnect + "|" + r.notes;
+         std::to_string(r.output_tokens.value_or(-1)) + "|" + std::to_string(r.ubatch.value_or(-1)) + "|" + r.metric + "|" + r.interconnect + "|" + r.notes;
 }
 
 }  // namespace
@@ -147,6 +147,7 @@ void parse_published(std::string_view yaml_text, const std::string& file, Publis
     if (!is_null(n["request_rate"])) r.request_rate = number(n["request_rate"], w, "request_rate", 1e-6, 1e9);
     if (!is_null(n["prompt_tokens"])) r.prompt_tokens = whole(n["prompt_tokens"], w, "prompt_tokens", 0, limits::kContext);
     if (!is_null(n["output_tokens"])) r.output_tokens = whole(n["output_tokens"], w, "output_tokens", 0, limits::kContext);
+    if (!is_null(n["ubatch"])) r.ubatch = whole(n["ubatch"], w, "ubatch", 1, limits::kContext);
     r.metric = text(n["metric"], w, "metric");
     const auto& metrics = published_metrics();
     if (std::find(metrics.begin(), metrics.end(), r.metric) == metrics.end())

@@ -30,6 +30,7 @@ struct PublishedRecord {
   std::optional<int64_t> batch;  // batch or concurrency; empty when the source does not state one (MLPerf Offline)
   std::optional<double> request_rate;  // requests per second offered (an online benchmark); empty: as fast as it can
   std::optional<int64_t> prompt_tokens, output_tokens;
+  std::optional<int64_t> ubatch;  // tokens per pass as stated (llama-bench -ub): a prompt is processed in passes of this size
   std::string metric;  // one of published_metrics()
   double value = 0;    // as printed (seconds for time metrics)
   std::string value_as_printed, notes;

@@ -84,7 +84,15 @@ TEST_CASE("published: a valid file gives its records as written") {
   CHECK(r.line == 9);  // the line of "- hw: rtx-4090"
   CHECK(d.records[1].kv == "default");
   CHECK_FALSE(d.records[1].output_tokens.has_value());
+  CHECK_FALSE(d.records[1].ubatch.has_value());
   CHECK(d.duplicates.empty());
+  // A stated microbatch (llama-bench -ub 4): kept, and part of the conditions (the same row at another -ub is no duplicate).
+  PublishedDataset u;
+  parse_published(variant("    output_tokens: null\n", "    output_tokens: null\n    ubatch: 4\n"), "u.yaml", u);
+  REQUIRE(u.records.size() == 2);
+  CHECK(u.records[1].ubatch == 4);
+  parse_published(kGood, "v.yaml", u);
+  CHECK(u.duplicates.size() == 1);  // the tg512 rows are the same; the pp512 rows differ in their microbatch
 }
 
 TEST_CASE("published: missing, unknown or out-of-range entries are refused with file:line and the key") {
@@ -96,6 +104,7 @@ TEST_CASE("published: missing, unknown or out-of-range entries are refused with 
   CHECK_THAT(refusal(variant("value: 130.58", "value: fast")), Catch::Contains("expected a number"));
   CHECK_THAT(refusal(variant("metric: tg_tok_s", "metric: tokens")), Catch::Contains("metric: unknown 'tokens'"));
   CHECK_THAT(refusal(variant("    batch: 1\n    prompt_tokens: 0", "    batch: 0\n    prompt_tokens: 0")), Catch::Contains("batch: got 0"));
+  CHECK_THAT(refusal(variant("    output_tokens: null\n", "    output_tokens: null\n    ubatch: 0\n")), Catch::Contains("ubatch"));
   CHECK_THAT(refusal(variant("    hw_count: 1\n    interconnect", "    hw_count: 1e30\n    interconnect")), Catch::Contains("hw_count"));
   CHECK_THAT(refusal(variant("    notes: \"tg512\"", "    notes: \"tg512\"\n    speedup: 2")), Catch::Contains("speedup: unknown key"));
   CHECK_THAT(refusal(variant("  - hw: rtx-4090\n    hw_count: 1\n    interconnect", "  - hw_count: 1\n    interconnect")), Catch::Contains("hw: missing"));

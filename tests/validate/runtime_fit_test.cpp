@@ -651,6 +651,42 @@ TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's
   CHECK(group < 8 * one);
 }
 
+TEST_CASE("a stated microbatch (llama-bench -ub) splits the prompt into passes of that size", "[runtime][published]") {
+  const auto chips = hwdb::load();
+  const auto models = models::load();
+  const auto profiles = hwdb::load_runtimes();
+  validate::PublishedDataset data;
+  data.sources.push_back({"s.yaml", "u", "t", "w", "2025-08-01", "llama.cpp", "b6000"});
+  for (int64_t ub : {0, 4, 16}) {  // 0: not stated (the profile's 512-token chunk)
+    validate::PublishedRecord rec;
+    rec.line = static_cast<int>(ub);
+    rec.hw = "rtx-4090";
+    rec.model = "llama-3.1-8b";
+    rec.weights = "q4_0";
+    rec.batch = 1;
+    rec.prompt_tokens = 512;
+    if (ub) rec.ubatch = ub;
+    rec.metric = "pp_tok_s";
+    rec.value = 1000;
+    data.records.push_back(rec);
+  }
+  const auto set = validate::build_cases(data, profiles, chips, models);
+  REQUIRE(set.cases.size() == 3);
+  CHECK(set.cases[0].prefill_one.size() == 1);    // 512 tokens in one pass
+  CHECK(set.cases[1].prefill_one.size() == 128);  // 512 / 4
+  CHECK(set.cases[2].prefill_one.size() == 32);   // 512 / 16
+  for (const auto& p : set.cases[1].prefill_one) CHECK(p.tokens == 4);
+  // Passes of 4 tokens run llama.cpp's small-batch kernels (on the vector units, at most 8 tokens): each reads every
+  // weight, so 128 of them take far longer than one 512-token pass, and less than 128 single-token decode steps
+  // would if each paid 4 tokens' arithmetic on top.
+  const RuntimeRates rates = resolve_rates(validate::profile_by_id(profiles, "llama.cpp"), *set.cases[0].chip, 0);
+  const double whole = validate::predict_case(set.cases[0], rates), by4 = validate::predict_case(set.cases[1], rates),
+               by16 = validate::predict_case(set.cases[2], rates);
+  CHECK(by4 < by16);
+  CHECK(by16 < whole);
+  CHECK(by4 < whole / 4);
+}
+
 namespace {
 // A pass that takes exactly `s` seconds under unit_rates(): one op streaming s x 1e12 bytes at 1 TB/s.
 CompactPass pass_of(double s) {
