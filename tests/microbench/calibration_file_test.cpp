@@ -17,6 +17,7 @@
 #include "hwdb/calibration.h"
 #include "hwdb/host_cpu.h"
 #include "hwdb/hwdb.h"
+#include "tests/hwdb/made_up_cpu.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
 #include "microbench/kernel_bench.h"
@@ -28,15 +29,9 @@ namespace fs = std::filesystem;
 
 namespace {
 rooftop::hwdb::HostCpuInfo made_up_info() {
-  rooftop::hwdb::HostCpuInfo info;
-  info.model_name = "Made-up EPYC 9999";
-  info.vendor = "AuthenticAMD";
-  info.physical_cores = 2;
-  info.logical_cpus = 2;
-  info.clock_hz = 2.6e9;
+  rooftop::hwdb::HostCpuInfo info = rooftop::test::cpu_info("Made-up EPYC 9999", "AuthenticAMD", 0, 2, 2, 2.6e9, 25.27e9,
+                                                             {"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"});
   info.l1d_bytes = 32768, info.l2_bytes = 1048576, info.l3_bytes = 33554432;
-  info.memory_bytes = 25.27e9;
-  info.isa = {"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"};
   return info;
 }
 
