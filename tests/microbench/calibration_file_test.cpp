@@ -86,6 +86,17 @@ CalibrationRecord random_record(unsigned seed, const rooftop::ChipSpec& chip) {
   return r;
 }
 
+// Appends to r a q4_1 GEMM entry per name, copied from `like`, with bytes and FLOPs both at `rate` per second.
+void add_q4_1_gemm_entries(CalibrationRecord& r, const KernelResult& like, std::initializer_list<const char*> names,
+                           double rate) {
+  for (const char* name : names) {
+    KernelResult k = like;
+    k.name = name, k.op = "gemm", k.format = "q4_1";
+    k.bytes_per_s = k.flops_per_s = rate;
+    r.kernels.push_back(k);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a calibration written by calibration_json is read back by hwdb with the same figures, as measured") {
@@ -171,23 +182,14 @@ TEST_CASE("a refresh overlaid on a full calibration replaces what it measured an
   // A refresh that derives a format's GEMM model anew replaces the stored one whole: the stored short-row pack rate
   // and activation rate do not outlive it when the refresh could not derive them.
   CalibrationRecord with_gemm = full;
-  for (const char* name : {"gemm_q4_1_pack", "gemm_q4_1_pack_k576", "gemm_q4_1_marginal", "gemm_q4_1_act"}) {
-    KernelResult k = full.kernels[0];
-    k.name = name, k.op = "gemm", k.format = "q4_1";
-    k.bytes_per_s = k.flops_per_s = 3e9;
-    with_gemm.kernels.push_back(k);
-  }
+  add_q4_1_gemm_entries(with_gemm, full.kernels[0],
+                        {"gemm_q4_1_pack", "gemm_q4_1_pack_k576", "gemm_q4_1_marginal", "gemm_q4_1_act"}, 3e9);
   const rooftop::ChipSpec stored = rooftop::hwdb::apply_calibration(chip, calibration_json(with_gemm), &why);
   REQUIRE(why.empty());
   REQUIRE(stored.measured.format("q4_1")->gemm.pack_widths.size() == 1);
   REQUIRE(stored.measured.format("q4_1")->gemm.act_bytes_per_s == 3e9);
   CalibrationRecord noisy = refresh;  // its n = 16 narrow run did not give a pack rate, nor a split an activation rate
-  for (const char* name : {"gemm_q4_1_pack", "gemm_q4_1_marginal"}) {
-    KernelResult k = full.kernels[0];
-    k.name = name, k.op = "gemm", k.format = "q4_1";
-    k.bytes_per_s = k.flops_per_s = 5e9;
-    noisy.kernels.push_back(k);
-  }
+  add_q4_1_gemm_entries(noisy, full.kernels[0], {"gemm_q4_1_pack", "gemm_q4_1_marginal"}, 5e9);
   const rooftop::ChipSpec after = rooftop::hwdb::apply_calibration(stored, calibration_json(noisy), &why);
   REQUIRE(why.empty());
   CHECK(after.measured.format("q4_1")->gemm.pack_bytes_per_s == 5e9);
