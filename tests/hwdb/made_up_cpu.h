@@ -13,16 +13,9 @@ namespace rooftop::test {
 // memory and ISA flags; caches left unreported.
 inline hwdb::HostCpuInfo cpu_info(std::string model_name, std::string vendor, int family, int64_t cores,
                                   int64_t logical, double clock_hz, double memory_bytes, std::vector<std::string> isa) {
-  hwdb::HostCpuInfo info;
-  info.model_name = std::move(model_name);
-  info.vendor = std::move(vendor);
-  info.family = family;
-  info.physical_cores = cores;
-  info.logical_cpus = logical;
-  info.clock_hz = clock_hz;
-  info.memory_bytes = memory_bytes;
-  info.isa = std::move(isa);
-  return info;
+  return {.model_name = std::move(model_name), .vendor = std::move(vendor), .family = family,
+          .physical_cores = cores, .logical_cpus = logical, .clock_hz = clock_hz, .clock_source = "",
+          .l1d_bytes = 0, .l2_bytes = 0, .l3_bytes = 0, .memory_bytes = memory_bytes, .isa = std::move(isa)};
 }
 
 }  // namespace rooftop::test
