@@ -81,6 +81,14 @@ struct GgufWriter {
   }
 };
 
+// Checks that m is a hybrid whose `layers` state layers of `kind` run in sequence with its attention.
+void check_sequential_state(const ModelSpec& m, StateKind kind, int64_t layers) {
+  REQUIRE(m.state.has_value());
+  CHECK(m.state->kind == kind);
+  CHECK(m.state->layers == layers);
+  CHECK_FALSE(m.state->parallel);
+}
+
 // Removes the folder temp_path writes into.
 void remove_temp_files() { std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf"); }
 }  // namespace
@@ -241,10 +249,7 @@ TEST_CASE("a hybrid GGUF (nemotron_h layout): layer kinds from each block's tens
   const std::string path = w.write_temp("tiny-nemotron-h.gguf");
 
   const ModelSpec m = models::from_gguf(path);
-  REQUIRE(m.state.has_value());
-  CHECK(m.state->kind == StateKind::mamba2);
-  CHECK(m.state->layers == 2);
-  CHECK_FALSE(m.state->parallel);
+  check_sequential_state(m, StateKind::mamba2, 2);
   CHECK(m.state->heads == 4);
   CHECK(m.state->head_dim == 16);
   CHECK(m.state->groups == 2);
@@ -304,10 +309,7 @@ TEST_CASE("a Qwen3.5-layout GGUF: Gated DeltaNet blocks hold attn_qkv but keep n
   }
   const std::string path = w.write_temp("tiny-qwen35.gguf");
   const ModelSpec m = models::from_gguf(path);
-  REQUIRE(m.state.has_value());
-  CHECK(m.state->kind == StateKind::gated_deltanet);
-  CHECK(m.state->layers == 3);
-  CHECK_FALSE(m.state->parallel);
+  check_sequential_state(m, StateKind::gated_deltanet, 3);
   CHECK(attention_layers(m) == 1);
   CHECK(m.attention_output_gate);
   // KV: 1 layer x 2 x 1 head x 16 x 2 bytes; state: 3 x (2 heads x 16 x 16 x 4 bytes + 3 x (2 x 16 + 32) x 2 bytes).
