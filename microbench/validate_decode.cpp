@@ -86,20 +86,23 @@ void SyntheticEngine::prefill(int64_t prompt) {
   logits_ = forward_->prefill(std::span<const int32_t>(tokens_).first(static_cast<size_t>(prompt)));
 }
 
-Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch) {
+namespace {
+// The timer settings both engine timings use: samples of at least 5 ms.
+TimerOptions engine_timer(int warmup, int repetitions) {
   TimerOptions opt;
   opt.warmup = warmup;
   opt.repetitions = repetitions;
   opt.min_sample_s = 5e-3;
-  return time_per_call([&] { model.step(batch); }, opt);
+  return opt;
+}
+}  // namespace
+
+Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch) {
+  return time_per_call([&] { model.step(batch); }, engine_timer(warmup, repetitions));
 }
 
 Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions) {
-  TimerOptions opt;
-  opt.warmup = warmup;
-  opt.repetitions = repetitions;
-  opt.min_sample_s = 5e-3;
-  return time_per_call([&] { model.prefill(prompt); }, opt);
+  return time_per_call([&] { model.prefill(prompt); }, engine_timer(warmup, repetitions));
 }
 
 }  // namespace rooftop::microbench

@@ -5,7 +5,6 @@
 #include <random>
 #include <string>
 
-#include "base/clock.h"
 #include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -53,11 +52,7 @@ bool bf16_has_nan(const std::vector<uint16_t>& v) {
 GpuCalibration calibrate(int device, bool quick) {
 
   GpuCalibration c;
-  c.date = utc_now_iso8601();
-  c.quick = quick;
-  c.machine = select_device(device);
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = start_record(c, device, quick);
   const Plan plan = quick ? Plan{3, 9, 5} : Plan{5, 31, 10};
   const int sms = prop.multiProcessorCount;
   cudaStream_t s = nullptr;

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "base/clock.h"
 #include "base/errors.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -194,11 +193,7 @@ std::string unsupported(const GpuModelShape& m, GpuFormat f) {
 
 GpuValidation validate(int device, bool quick, const std::vector<GpuPlanPoint>& plan) {
   GpuValidation v;
-  v.date = utc_now_iso8601();
-  v.quick = quick;
-  v.machine = select_device(device);
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = start_record(v, device, quick);
   v.notes.push_back("one decode step = per layer 7 GEMVs (q, k, v, o, gate, up, down) and one attention over " +
                     std::to_string(kValidationContext) + " bf16 KV positions, then the LM head; captured as one CUDA graph; "
                     "weights, KV and outputs of every layer in distinct buffers; embedding lookup, norms, RoPE "

@@ -13,6 +13,7 @@
 #include "engine/tokenizer.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/thread_pool.h"
+#include "loaded_model.h"
 #include "model_file.h"
 
 using namespace rooftop::engine;
@@ -33,14 +34,10 @@ constexpr double kFp32Tolerance = 1e-4;
 // A wrong RoPE, a transposed matrix or a bad dequantization gives hundreds to thousands.
 constexpr double kPerplexityThreshold = 12.0;
 
-struct Smol {
-  LlamaModel model;
-  Tokenizer tok;
-  rooftop::kernels::ThreadPool pool{2};
-  Smol() : model(load_llama(rooftop::test::smollm2_path())), tok(Tokenizer::from_gguf(model.file)) {}
-};
+using Smol = rooftop::test::LoadedModel;
+// SmolLM2, loaded once for all the tests here.
 Smol& smol() {
-  static Smol s;
+  static Smol s(rooftop::test::smollm2_path());
   return s;
 }
 }  // namespace

@@ -20,19 +20,16 @@
 #include "engine/synthetic.h"
 #include "engine/tokenizer.h"
 #include "kernels/cpu/thread_pool.h"
+#include "loaded_model.h"
 #include "model_file.h"
 
 using namespace rooftop::engine;
 
 namespace {
-struct Gemma {
-  LlamaModel model;
-  Tokenizer tok;
-  rooftop::kernels::ThreadPool pool{2};
-  Gemma() : model(load_llama(rooftop::test::gemma3_path())), tok(Tokenizer::from_gguf(model.file)) {}
-};
+using Gemma = rooftop::test::LoadedModel;
+// Gemma 3 270M, loaded once for all the tests here.
 Gemma& gemma() {
-  static Gemma g;
+  static Gemma g(rooftop::test::gemma3_path());
   return g;
 }
 

@@ -167,6 +167,19 @@ TEST_CASE("gguf hostile headers are refused with a clear message", "[gguf]") {
       CHECK(msg.find(needle) != std::string::npos);
     }
   };
+  // A file whose only content is one tensor "t" of ggml `type`, dimensions `ne` and bytes `data`.
+  auto expect_tensor_error = [&](uint32_t type, const std::vector<uint64_t>& ne, const std::vector<uint8_t>& data,
+                                 const std::string& needle) {
+    GgufWriter w;
+    w.tensor("t", type, ne, data);
+    expect_error(w.bytes(), needle);
+  };
+  // A file whose only content is one metadata key of GGUF value `type` holding `value` (its C++ type sets the width).
+  auto expect_kv_error = [&](const std::string& key, uint32_t type, auto value, const std::string& needle) {
+    GgufWriter w;
+    w.kv(key, type, value);
+    expect_error(w.bytes(), needle);
+  };
   std::vector<uint8_t> head;
   GgufWriter::put<uint32_t>(head, 0x46554747);
   GgufWriter::put<uint32_t>(head, 3);
@@ -210,15 +223,9 @@ TEST_CASE("gguf hostile headers are refused with a clear message", "[gguf]") {
     w.kv_raw("a", 9, v);
     expect_error(w.bytes(), "array length");
   }
-  SECTION("unknown value type") {
-    GgufWriter w;
-    w.kv<uint32_t>("x", 13, 0);
-    expect_error(w.bytes(), "unknown metadata value type 13");
-  }
+  SECTION("unknown value type") { expect_kv_error("x", 13, uint32_t(0), "unknown metadata value type 13"); }
   SECTION("unknown tensor type") {
-    GgufWriter w;
-    w.tensor("t", 4, {8}, std::vector<uint8_t>(32));  // 4 was q4_2, removed from ggml
-    expect_error(w.bytes(), "unknown ggml type 4");
+    expect_tensor_error(4, {8}, std::vector<uint8_t>(32), "unknown ggml type 4");  // 4 was q4_2, removed from ggml
   }
   SECTION("tensor data past the end") {
     GgufWriter w;
@@ -227,42 +234,20 @@ TEST_CASE("gguf hostile headers are refused with a clear message", "[gguf]") {
     b.resize(b.size() - 4);
     expect_error(b, "past the end");
   }
-  SECTION("element count overflow") {
-    GgufWriter w;
-    w.tensor("t", 0, {1ull << 40, 1ull << 40}, {});
-    expect_error(w.bytes(), "overflows");
-  }
-  SECTION("byte size overflow") {
-    GgufWriter w;
-    w.tensor("t", 0, {1ull << 62}, {});
-    expect_error(w.bytes(), "overflows");
-  }
-  SECTION("too many dimensions") {
-    GgufWriter w;
-    w.tensor("t", 0, {1, 1, 1, 1, 1}, floats_bytes({1}));
-    expect_error(w.bytes(), "dimensions");
-  }
+  SECTION("element count overflow") { expect_tensor_error(0, {1ull << 40, 1ull << 40}, {}, "overflows"); }
+  SECTION("byte size overflow") { expect_tensor_error(0, {1ull << 62}, {}, "overflows"); }
+  SECTION("too many dimensions") { expect_tensor_error(0, {1, 1, 1, 1, 1}, floats_bytes({1}), "dimensions"); }
   SECTION("row not a multiple of the block") {
-    GgufWriter w;
-    w.tensor("t", 8, {33}, std::vector<uint8_t>(68));
-    expect_error(w.bytes(), "multiple of the q8_0 block");
+    expect_tensor_error(8, {33}, std::vector<uint8_t>(68), "multiple of the q8_0 block");
   }
-  SECTION("bad alignment") {
-    GgufWriter w;
-    w.kv<uint32_t>("general.alignment", 4, 48);
-    expect_error(w.bytes(), "power of two");
-  }
+  SECTION("bad alignment") { expect_kv_error("general.alignment", 4, uint32_t(48), "power of two"); }
   SECTION("duplicate key") {
     GgufWriter w;
     w.kv<uint32_t>("k", 4, 1);
     w.kv<uint32_t>("k", 4, 2);
     expect_error(w.bytes(), "duplicate metadata key 'k'");
   }
-  SECTION("bool that is not 0 or 1") {
-    GgufWriter w;
-    w.kv<uint8_t>("b", 7, 2);
-    expect_error(w.bytes(), "bool");
-  }
+  SECTION("bool that is not 0 or 1") { expect_kv_error("b", 7, uint8_t(2), "bool"); }
 }
 
 TEST_CASE("open_gguf refuses missing and tiny files", "[gguf]") {

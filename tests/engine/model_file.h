@@ -18,24 +18,18 @@
 
 namespace rooftop::test {
 
-inline std::string smollm2_path() {
-  std::string p = rooftop::engine::default_model_path();
+// The model file at `p`, which scripts/setup.sh fetches; FAILS when it is absent.
+inline std::string required_model_file(std::string p) {
   if (!std::filesystem::is_regular_file(p))
     FAIL("model file " << p << " is missing: run scripts/setup.sh to fetch it");
   return p;
 }
 
-}  // namespace rooftop::test
-
-namespace rooftop::test {
+// The SmolLM2-135M GGUF fetched by scripts/setup.sh; FAILS when absent.
+inline std::string smollm2_path() { return required_model_file(rooftop::engine::default_model_path()); }
 
 // The Gemma 3 270M Q4_K_M GGUF fetched by scripts/setup.sh; FAILS when absent.
-inline std::string gemma3_path() {
-  std::string p = rooftop::engine::gemma_model_path();
-  if (!std::filesystem::is_regular_file(p))
-    FAIL("model file " << p << " is missing: run scripts/setup.sh to fetch it");
-  return p;
-}
+inline std::string gemma3_path() { return required_model_file(rooftop::engine::gemma_model_path()); }
 
 }  // namespace rooftop::test
 

@@ -46,6 +46,18 @@ struct Running {
   }
 };
 
+// A greedy streamed completion of a counting prompt, `max_tokens` long; its chunks go to `receiver`.
+httplib::Request counting_stream(int max_tokens, httplib::ContentReceiverWithProgress receiver) {
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  req.body = json{{"prompt", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"}, {"max_tokens", max_tokens}, {"stream", true},
+                  {"temperature", 0}}.dump();
+  req.set_header("Content-Type", "application/json");
+  req.content_receiver = std::move(receiver);
+  return req;
+}
+
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == std::string::npos; }
 
 // The text of data: lines of a server-sent event stream, chunk by chunk (chat deltas or completion texts).
@@ -211,19 +223,13 @@ TEST_CASE("serve: answers, streams, refuses bad requests, bounds its queue, free
   std::atomic<bool> checked{false};
   auto drop_after_first = [&] {
     auto cl = s.client();
-    httplib::Request req;
-    req.method = "POST";
-    req.path = "/v1/completions";
     // Greedy counting: a continuation that does not stop early (a sampled one may end on a stop token at once,
     // leaving the server before the 429 check).
-    req.body = json{{"prompt", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"}, {"max_tokens", 200}, {"stream", true}, {"temperature", 0}}.dump();
-    req.set_header("Content-Type", "application/json");
-    req.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
+    cl.send(counting_stream(200, [&](const char*, size_t, uint64_t, uint64_t) {
       started++;
       for (int i = 0; i < 3000 && !checked; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return false;  // hang up once the 429 was checked (both streams in flight until then)
-    };
-    cl.send(req);
+    }));
   };
   std::thread a(drop_after_first), b(drop_after_first);
   for (int i = 0; i < 200 && started < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -253,17 +259,11 @@ TEST_CASE("serve: stop() ends a stream in flight with abort and [DONE]; stop() b
   std::atomic<bool> first{false};
   std::thread client([&] {
     auto c = s.client();
-    httplib::Request req;
-    req.method = "POST";
-    req.path = "/v1/completions";
-    req.body = json{{"prompt", "1, 2, 3, 4, 5, 6, 7, 8, 9, 10,"}, {"max_tokens", 400}, {"stream", true}, {"temperature", 0}}.dump();
-    req.set_header("Content-Type", "application/json");
-    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    c.send(counting_stream(400, [&](const char* data, size_t n, uint64_t, uint64_t) {
       body.append(data, n);
       first = true;
       return true;
-    };
-    c.send(req);
+    }));
   });
   for (int i = 0; i < 200 && !first; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(first);

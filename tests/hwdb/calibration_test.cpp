@@ -10,6 +10,7 @@
 #include "hwdb/calibration.h"
 #include "hwdb/host_cpu.h"
 #include "hwdb/hwdb.h"
+#include "tests/hwdb/made_up_cpu.h"
 
 using nlohmann::json;
 using rooftop::ChipSpec;
@@ -17,16 +18,9 @@ using rooftop::ChipSpec;
 namespace {
 
 ChipSpec made_up_cpu() {
-  rooftop::hwdb::HostCpuInfo info;
-  info.model_name = "Made-up EPYC";
-  info.vendor = "AuthenticAMD";
-  info.family = 0x19;
-  info.physical_cores = 2;
-  info.logical_cpus = 2;
-  info.clock_hz = 2.6e9;
-  info.memory_bytes = 25.27e9;
-  info.isa = {"avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"};
-  return rooftop::hwdb::host_cpu_chip(info);
+  return rooftop::hwdb::host_cpu_chip(rooftop::test::cpu_info(
+      "Made-up EPYC", "AuthenticAMD", 0x19, 2, 2, 2.6e9, 25.27e9,
+      {"avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"}));
 }
 
 struct Figures {

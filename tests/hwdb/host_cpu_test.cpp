@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "hwdb/host_cpu.h"
+#include "tests/hwdb/made_up_cpu.h"
 #include "hwdb/hwdb.h"
 
 using rooftop::hwdb::HostCpuInfo;
@@ -31,16 +32,9 @@ TEST_CASE("detect_host_cpu gives a sane chip for this machine", "[hwdb][cpu]") {
 }
 
 TEST_CASE("peak formula: cores x lanes x FMA pipes x 2 x clock", "[hwdb][cpu]") {
-  HostCpuInfo intel;
-  intel.model_name = "Made-up Xeon";
-  intel.vendor = "GenuineIntel";
-  intel.family = 6;
-  intel.physical_cores = 4;
-  intel.logical_cpus = 8;
-  intel.clock_hz = 3.0e9;
-  intel.memory_bytes = 64e9;
+  HostCpuInfo intel = rooftop::test::cpu_info("Made-up Xeon", "GenuineIntel", 6, 4, 8, 3.0e9, 64e9,
+                                              {"avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"});
   intel.l2_bytes = 2 * 1048576.0;
-  intel.isa = {"avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"};
   auto c = rooftop::hwdb::host_cpu_chip(intel);
   CHECK(*c.peak("fp32") == Approx(768e9));    // 4 x 16 x 2 x 2 x 3e9
   CHECK(*c.peak("bf16") == Approx(1.536e12)); // 2x fp32

@@ -38,6 +38,13 @@ std::string error_of(const std::string& card) {
   return "";
 }
 
+// Checks that parsing `card` is rejected with a message holding each of `parts`.
+void check_error(const std::string& card, std::initializer_list<const char*> parts) {
+  const std::string msg = error_of(card);
+  INFO("message: " << msg);
+  for (const char* part : parts) CHECK(msg.find(part) != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("a good card parses with datasheet provenance", "[hwdb][parse]") {
@@ -54,81 +61,62 @@ TEST_CASE("a good card parses with datasheet provenance", "[hwdb][parse]") {
 }
 
 TEST_CASE("a misspelled key is rejected with the nearest valid key", "[hwdb][parse]") {
-  auto msg = error_of(replace(good_card, "memory_bandwidth_bytes_per_s", "memory_bandwith_bytes_per_s"));
-  CHECK(msg.find("cards/bad.yaml:testchip:memory_bandwith_bytes_per_s") != std::string::npos);
-  CHECK(msg.find("unknown key") != std::string::npos);
-  CHECK(msg.find("did you mean 'memory_bandwidth_bytes_per_s'") != std::string::npos);
+  check_error(replace(good_card, "memory_bandwidth_bytes_per_s", "memory_bandwith_bytes_per_s"),
+              {"cards/bad.yaml:testchip:memory_bandwith_bytes_per_s", "unknown key",
+               "did you mean 'memory_bandwidth_bytes_per_s'"});
 }
 
 TEST_CASE("an unknown compute format is rejected with the nearest format", "[hwdb][parse]") {
-  auto msg = error_of(replace(good_card, "  fp8:", "  fp8e4:"));
-  CHECK(msg.find("cards/bad.yaml:testchip:peak_flops.fp8e4") != std::string::npos);
-  CHECK(msg.find("did you mean 'fp8'") != std::string::npos);
+  check_error(replace(good_card, "  fp8:", "  fp8e4:"),
+              {"cards/bad.yaml:testchip:peak_flops.fp8e4", "did you mean 'fp8'"});
 }
 
 TEST_CASE("a duplicate key is rejected even though YAML keeps one", "[hwdb][parse]") {
-  auto msg = error_of(good_card + "memory_bytes: 48.0e9\n");
-  CHECK(msg.find("cards/bad.yaml:testchip:memory_bytes") != std::string::npos);
-  CHECK(msg.find("duplicate key") != std::string::npos);
-  auto nested = error_of(replace(good_card, "  fp8: 400.0e12\n", "  fp8: 400.0e12\n  fp16: 100.0e12\n"));
-  CHECK(nested.find("cards/bad.yaml:testchip:peak_flops.fp16") != std::string::npos);
-  CHECK(nested.find("duplicate key") != std::string::npos);
+  check_error(good_card + "memory_bytes: 48.0e9\n", {"cards/bad.yaml:testchip:memory_bytes", "duplicate key"});
+  check_error(replace(good_card, "  fp8: 400.0e12\n", "  fp8: 400.0e12\n  fp16: 100.0e12\n"),
+              {"cards/bad.yaml:testchip:peak_flops.fp16", "duplicate key"});
 }
 
 TEST_CASE("a value of the wrong type is rejected naming what was expected", "[hwdb][parse]") {
-  auto msg = error_of(replace(good_card, "memory_bytes: 24.0e9", "memory_bytes: 24 GB"));
-  CHECK(msg.find("cards/bad.yaml:testchip:memory_bytes") != std::string::npos);
-  CHECK(msg.find("'24 GB'") != std::string::npos);
-  CHECK(msg.find("expected a positive number of bytes") != std::string::npos);
-  auto units = error_of(replace(good_card, "compute_units: 64", "compute_units: 64.5"));
-  CHECK(units.find("cards/bad.yaml:testchip:compute_units") != std::string::npos);
-  CHECK(units.find("integer") != std::string::npos);
-  auto list = error_of(replace(good_card, "sources:\n  - https://example.com/datasheet", "sources: https://x.y"));
-  CHECK(list.find("cards/bad.yaml:testchip:sources") != std::string::npos);
-  CHECK(list.find("expected a non-empty list") != std::string::npos);
+  check_error(replace(good_card, "memory_bytes: 24.0e9", "memory_bytes: 24 GB"),
+              {"cards/bad.yaml:testchip:memory_bytes", "'24 GB'", "expected a positive number of bytes"});
+  check_error(replace(good_card, "compute_units: 64", "compute_units: 64.5"),
+              {"cards/bad.yaml:testchip:compute_units", "integer"});
+  check_error(replace(good_card, "sources:\n  - https://example.com/datasheet", "sources: https://x.y"),
+              {"cards/bad.yaml:testchip:sources", "expected a non-empty list"});
 }
 
 TEST_CASE("negative or zero capacities and bandwidths are rejected", "[hwdb][parse]") {
-  auto neg = error_of(replace(good_card, "memory_bandwidth_bytes_per_s: 1.0e12", "memory_bandwidth_bytes_per_s: -1.0e12"));
-  CHECK(neg.find("cards/bad.yaml:testchip:memory_bandwidth_bytes_per_s") != std::string::npos);
-  CHECK(neg.find("'-1.0e12'") != std::string::npos);
-  CHECK(neg.find("expected a positive number") != std::string::npos);
-  auto zero = error_of(replace(good_card, "memory_bytes: 24.0e9", "memory_bytes: 0"));
-  CHECK(zero.find("cards/bad.yaml:testchip:memory_bytes") != std::string::npos);
-  auto flops = error_of(replace(good_card, "bf16: 200.0e12", "bf16: -5"));
-  CHECK(flops.find("cards/bad.yaml:testchip:peak_flops.bf16") != std::string::npos);
+  check_error(replace(good_card, "memory_bandwidth_bytes_per_s: 1.0e12", "memory_bandwidth_bytes_per_s: -1.0e12"),
+              {"cards/bad.yaml:testchip:memory_bandwidth_bytes_per_s", "'-1.0e12'", "expected a positive number"});
+  check_error(replace(good_card, "memory_bytes: 24.0e9", "memory_bytes: 0"), {"cards/bad.yaml:testchip:memory_bytes"});
+  check_error(replace(good_card, "bf16: 200.0e12", "bf16: -5"), {"cards/bad.yaml:testchip:peak_flops.bf16"});
 }
 
 TEST_CASE("a missing required key is named", "[hwdb][parse]") {
-  auto msg = error_of(replace(good_card, "memory_bytes: 24.0e9\n", ""));
-  CHECK(msg.find("cards/bad.yaml:testchip:memory_bytes") != std::string::npos);
-  CHECK(msg.find("missing required key") != std::string::npos);
-  auto no_id = error_of(replace(good_card, "id: testchip\n", ""));
-  CHECK(no_id.find("cards/bad.yaml:?:id: missing required key") != std::string::npos);
+  check_error(replace(good_card, "memory_bytes: 24.0e9\n", ""),
+              {"cards/bad.yaml:testchip:memory_bytes", "missing required key"});
+  check_error(replace(good_card, "id: testchip\n", ""), {"cards/bad.yaml:?:id: missing required key"});
 }
 
 TEST_CASE("a sparse-looking peak without a note is rejected", "[hwdb][parse]") {
   // H100's datasheet headline fp8 (3,958 TFLOP/s, 2:4 sparse) against its dense bf16 (989 TFLOP/s): 4x.
   auto sparse = replace(good_card, "fp8: 400.0e12", "fp8: 800.0e12");
-  auto msg = error_of(sparse);
-  CHECK(msg.find("cards/bad.yaml:testchip:peak_flops") != std::string::npos);
-  CHECK(msg.find("sparse") != std::string::npos);
+  check_error(sparse, {"cards/bad.yaml:testchip:peak_flops", "sparse"});
   // A card that explains its genuine dense ratio passes.
   auto explained = sparse + "notes:\n  - \"fp8 is 4x bf16 by design, dense, not sparsity\"\n";
   CHECK(rooftop::hwdb::parse_card(explained, "cards/ok.yaml").peak("fp8").value() == 800e12);
 }
 
 TEST_CASE("a price needs its date and source; provenance overrides are checked", "[hwdb][parse]") {
-  auto msg = error_of(good_card + "usd_per_hour: 2.5\n");
-  CHECK(msg.find("cards/bad.yaml:testchip:usd_per_hour") != std::string::npos);
+  check_error(good_card + "usd_per_hour: 2.5\n", {"cards/bad.yaml:testchip:usd_per_hour"});
   auto priced = good_card + "usd_per_hour: 2.5\nusd_per_hour_date: \"2026-05\"\nusd_per_hour_source: example\n";
   CHECK(rooftop::hwdb::parse_card(priced, "x.yaml").provenance.at("usd_per_hour") == "assumed");
   auto derived = rooftop::hwdb::parse_card(good_card + "provenance:\n  peak_flops.fp8: derived\n", "x.yaml");
   CHECK(derived.provenance.at("peak_flops.fp8") == "derived");
-  auto bad_how = error_of(good_card + "provenance:\n  peak_flops.fp8: guessed\n");
-  CHECK(bad_how.find("cards/bad.yaml:testchip:provenance.peak_flops.fp8") != std::string::npos);
-  auto absent = error_of(good_card + "provenance:\n  tdp_watts: derived\n");
-  CHECK(absent.find("cards/bad.yaml:testchip:provenance.tdp_watts") != std::string::npos);
+  check_error(good_card + "provenance:\n  peak_flops.fp8: guessed\n",
+              {"cards/bad.yaml:testchip:provenance.peak_flops.fp8"});
+  check_error(good_card + "provenance:\n  tdp_watts: derived\n", {"cards/bad.yaml:testchip:provenance.tdp_watts"});
 }
 
 TEST_CASE("YAML syntax errors and non-map files name the file", "[hwdb][parse]") {

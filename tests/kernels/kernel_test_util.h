@@ -1,11 +1,14 @@
 // Test helpers for the CPU kernels: fixed-seed random data, quantized weight matrices, the ISAs to test.
 #pragma once
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
 #include <vector>
 
+#include "analyzer/errors.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/kernels.h"
 
@@ -51,6 +54,15 @@ inline TestWeights make_weights(std::mt19937& rng, WeightFormat f, int64_t m, in
     quantize_row(f, std::span<const float>(w.source.data() + r * k, size_t(k)), w.bytes.data() + r * rb);
   w.view = WeightView{f, w.bytes.data(), m, k};
   return w;
+}
+
+// Checks that a batched product op(W, X, n, Y, pool) over w takes 3 rows and rejects a wrong or negative row count.
+template <class Op>
+void check_batch_shapes(Op op, const TestWeights& w, ThreadPool& pool) {
+  std::vector<float> X(size_t(3 * w.view.k)), Y(size_t(3 * w.view.m));
+  CHECK_NOTHROW(op(w.view, X, 3, Y, pool));
+  CHECK_THROWS_AS(op(w.view, X, 2, Y, pool), rooftop::InternalError);
+  CHECK_THROWS_AS(op(w.view, X, -1, Y, pool), rooftop::InternalError);
 }
 
 // Row r dequantized with the scalar reference.

@@ -17,6 +17,7 @@
 #include "hwdb/calibration.h"
 #include "hwdb/host_cpu.h"
 #include "hwdb/hwdb.h"
+#include "tests/hwdb/made_up_cpu.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
 #include "microbench/kernel_bench.h"
@@ -28,15 +29,9 @@ namespace fs = std::filesystem;
 
 namespace {
 rooftop::hwdb::HostCpuInfo made_up_info() {
-  rooftop::hwdb::HostCpuInfo info;
-  info.model_name = "Made-up EPYC 9999";
-  info.vendor = "AuthenticAMD";
-  info.physical_cores = 2;
-  info.logical_cpus = 2;
-  info.clock_hz = 2.6e9;
+  rooftop::hwdb::HostCpuInfo info = rooftop::test::cpu_info("Made-up EPYC 9999", "AuthenticAMD", 0, 2, 2, 2.6e9, 25.27e9,
+                                                             {"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"});
   info.l1d_bytes = 32768, info.l2_bytes = 1048576, info.l3_bytes = 33554432;
-  info.memory_bytes = 25.27e9;
-  info.isa = {"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16"};
   return info;
 }
 
@@ -89,6 +84,17 @@ CalibrationRecord random_record(unsigned seed, const rooftop::ChipSpec& chip) {
   r.overhead.region_start.per_region_s = 5e-6 * u(rng);
   r.notes.push_back(skipped.skipped_reason);
   return r;
+}
+
+// Appends to r a q4_1 GEMM entry per name, copied from `like`, with bytes and FLOPs both at `rate` per second.
+void add_q4_1_gemm_entries(CalibrationRecord& r, const KernelResult& like, std::initializer_list<const char*> names,
+                           double rate) {
+  for (const char* name : names) {
+    KernelResult k = like;
+    k.name = name, k.op = "gemm", k.format = "q4_1";
+    k.bytes_per_s = k.flops_per_s = rate;
+    r.kernels.push_back(k);
+  }
 }
 
 }  // namespace
@@ -176,23 +182,14 @@ TEST_CASE("a refresh overlaid on a full calibration replaces what it measured an
   // A refresh that derives a format's GEMM model anew replaces the stored one whole: the stored short-row pack rate
   // and activation rate do not outlive it when the refresh could not derive them.
   CalibrationRecord with_gemm = full;
-  for (const char* name : {"gemm_q4_1_pack", "gemm_q4_1_pack_k576", "gemm_q4_1_marginal", "gemm_q4_1_act"}) {
-    KernelResult k = full.kernels[0];
-    k.name = name, k.op = "gemm", k.format = "q4_1";
-    k.bytes_per_s = k.flops_per_s = 3e9;
-    with_gemm.kernels.push_back(k);
-  }
+  add_q4_1_gemm_entries(with_gemm, full.kernels[0],
+                        {"gemm_q4_1_pack", "gemm_q4_1_pack_k576", "gemm_q4_1_marginal", "gemm_q4_1_act"}, 3e9);
   const rooftop::ChipSpec stored = rooftop::hwdb::apply_calibration(chip, calibration_json(with_gemm), &why);
   REQUIRE(why.empty());
   REQUIRE(stored.measured.format("q4_1")->gemm.pack_widths.size() == 1);
   REQUIRE(stored.measured.format("q4_1")->gemm.act_bytes_per_s == 3e9);
   CalibrationRecord noisy = refresh;  // its n = 16 narrow run did not give a pack rate, nor a split an activation rate
-  for (const char* name : {"gemm_q4_1_pack", "gemm_q4_1_marginal"}) {
-    KernelResult k = full.kernels[0];
-    k.name = name, k.op = "gemm", k.format = "q4_1";
-    k.bytes_per_s = k.flops_per_s = 5e9;
-    noisy.kernels.push_back(k);
-  }
+  add_q4_1_gemm_entries(noisy, full.kernels[0], {"gemm_q4_1_pack", "gemm_q4_1_marginal"}, 5e9);
   const rooftop::ChipSpec after = rooftop::hwdb::apply_calibration(stored, calibration_json(noisy), &why);
   REQUIRE(why.empty());
   CHECK(after.measured.format("q4_1")->gemm.pack_bytes_per_s == 5e9);

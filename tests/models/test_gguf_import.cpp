@@ -17,6 +17,13 @@ using namespace rooftop;
 using Catch::Matchers::Contains;
 
 namespace {
+// name in the folder rooftop-test-gguf under the temp directory (created).
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-gguf";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
 // A minimal GGUF v3 writer: metadata (u32, f32, string, string array) and F32 tensor infos. The data
 // section is left as a sparse hole (resize_file), since only the header is read.
 struct GgufWriter {
@@ -38,6 +45,11 @@ struct GgufWriter {
     put_str(kv, key); put<uint32_t>(kv, 9); put<uint32_t>(kv, 4); put<uint64_t>(kv, v.size());
     for (uint32_t x : v) put(kv, x);
     ++n_kv;
+  }
+  // general.architecture = `arch`, then each u32 hyperparameter under its key "<arch>.<key>".
+  void arch(const std::string& arch, std::initializer_list<std::pair<const char*, uint32_t>> keys) {
+    str("general.architecture", arch);
+    for (const auto& [key, v] : keys) u32(arch + "." + key, v);
   }
   void tensor(const std::string& name, std::vector<uint64_t> dims) { tensors.emplace_back(name, std::move(dims)); }
 
@@ -61,27 +73,33 @@ struct GgufWriter {
     std::ofstream(path, std::ios::binary).write(h.data(), static_cast<std::streamsize>(h.size()));
     std::filesystem::resize_file(path, data_start + offset);
   }
+  // Writes the file as temp_path(name); returns that path.
+  std::string write_temp(const std::string& name) const {
+    const std::string path = temp_path(name);
+    write(path);
+    return path;
+  }
 };
 
-std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "rooftop-test-gguf";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+// Checks that m is a hybrid whose `layers` state layers of `kind` run in sequence with its attention.
+void check_sequential_state(const ModelSpec& m, StateKind kind, int64_t layers) {
+  REQUIRE(m.state.has_value());
+  CHECK(m.state->kind == kind);
+  CHECK(m.state->layers == layers);
+  CHECK_FALSE(m.state->parallel);
 }
+
+// Removes the folder temp_path writes into.
+void remove_temp_files() { std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf"); }
 }  // namespace
 
 TEST_CASE("a synthetic dense GGUF maps its metadata and tensor names to a ModelSpec", "[models][gguf]") {
   // vocab 7, hidden 64, 3 layers, 8 query heads sharing 2 KV heads of width 16, FFN 96, separate LM
   // head, q/k/v biases, gated FFN.
   GgufWriter w;
-  w.str("general.architecture", "qwen2");
+  w.arch("qwen2", {{"block_count", 3}, {"embedding_length", 64}, {"feed_forward_length", 96},
+                   {"attention.head_count", 8}, {"attention.head_count_kv", 2}, {"context_length", 2048}});
   w.str("general.name", "Tiny Qwen");
-  w.u32("qwen2.block_count", 3);
-  w.u32("qwen2.embedding_length", 64);
-  w.u32("qwen2.feed_forward_length", 96);
-  w.u32("qwen2.attention.head_count", 8);
-  w.u32("qwen2.attention.head_count_kv", 2);
-  w.u32("qwen2.context_length", 2048);
   w.f32("qwen2.rope.freq_base", 1e6f);
   w.strs("tokenizer.ggml.tokens", {"a", "b", "c", "d", "e", "f", "g"});
   w.tensor("token_embd.weight", {64, 7});
@@ -92,8 +110,7 @@ TEST_CASE("a synthetic dense GGUF maps its metadata and tensor names to a ModelS
     w.tensor(b + "attn_q.bias", {128});
     w.tensor(b + "ffn_gate.weight", {64, 96});
   }
-  const std::string path = temp_path("tiny-qwen.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("tiny-qwen.gguf");
 
   const ModelSpec m = models::from_gguf(path);
   CHECK(m.id == "tiny-qwen");
@@ -116,31 +133,20 @@ TEST_CASE("a synthetic dense GGUF maps its metadata and tensor names to a ModelS
 
 TEST_CASE("a padded vocabulary is the embedding's row count, not the tokenizer's list", "[models][gguf]") {
   GgufWriter w;
-  w.str("general.architecture", "llama");
-  w.u32("llama.block_count", 1);
-  w.u32("llama.embedding_length", 64);
-  w.u32("llama.feed_forward_length", 96);
-  w.u32("llama.attention.head_count", 4);
+  w.arch("llama", {{"block_count", 1}, {"embedding_length", 64}, {"feed_forward_length", 96},
+                   {"attention.head_count", 4}});
   w.strs("tokenizer.ggml.tokens", {"a", "b", "c", "d", "e", "f", "g"});  // 7 tokens ...
   w.tensor("token_embd.weight", {64, 16});                               // ... in 16 rows (padded)
-  const std::string path = temp_path("padded-vocab.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("padded-vocab.gguf");
   CHECK(models::from_gguf(path).vocab == 16);  // the rows the weights and the LM head hold
 }
 
 TEST_CASE("a synthetic MoE GGUF with sliding windows and sinks (gpt-oss layout)", "[models][gguf]") {
   GgufWriter w;
-  w.str("general.architecture", "gpt-oss");
-  w.u32("gpt-oss.block_count", 4);
-  w.u32("gpt-oss.embedding_length", 32);
-  w.u32("gpt-oss.feed_forward_length", 32);
-  w.u32("gpt-oss.expert_feed_forward_length", 32);
-  w.u32("gpt-oss.attention.head_count", 4);
-  w.u32("gpt-oss.attention.head_count_kv", 2);
-  w.u32("gpt-oss.attention.key_length", 16);
-  w.u32("gpt-oss.attention.sliding_window", 128);
-  w.u32("gpt-oss.expert_count", 8);
-  w.u32("gpt-oss.expert_used_count", 2);
+  w.arch("gpt-oss", {{"block_count", 4}, {"embedding_length", 32}, {"feed_forward_length", 32},
+                     {"expert_feed_forward_length", 32}, {"attention.head_count", 4}, {"attention.head_count_kv", 2},
+                     {"attention.key_length", 16}, {"attention.sliding_window", 128}, {"expert_count", 8},
+                     {"expert_used_count", 2}});
   w.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
   w.tensor("token_embd.weight", {32, 3});
   w.tensor("output.weight", {32, 3});
@@ -150,8 +156,7 @@ TEST_CASE("a synthetic MoE GGUF with sliding windows and sinks (gpt-oss layout)"
   w.tensor("blk.0.ffn_gate_exps.weight", {32, 32, 8});
   w.tensor("blk.0.ffn_up_exps.bias", {32, 8});
   w.tensor("blk.0.ffn_gate_inp.bias", {8});
-  const std::string path = temp_path("mini-oss.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("mini-oss.gguf");
 
   const ModelSpec m = models::from_gguf(path);
   REQUIRE(m.moe.has_value());
@@ -169,18 +174,15 @@ TEST_CASE("a synthetic MoE GGUF with sliding windows and sinks (gpt-oss layout)"
 
 TEST_CASE("GGUF files missing a key or not GGUF at all give InputError naming the file", "[models][gguf]") {
   GgufWriter w;
-  w.str("general.architecture", "llama");
-  w.u32("llama.embedding_length", 64);
-  w.u32("llama.attention.head_count", 8);
+  w.arch("llama", {{"embedding_length", 64}, {"attention.head_count", 8}});
   w.strs("tokenizer.ggml.tokens", {"a"});
-  const std::string path = temp_path("no-blocks.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("no-blocks.gguf");
   CHECK_THROWS_WITH(models::from_gguf(path), Contains(path + ": GGUF key 'llama.block_count' is missing"));
 
   const std::string junk = temp_path("junk.gguf");
   std::ofstream(junk) << "this is not a gguf file at all, just text";
   CHECK_THROWS_AS(models::from_gguf(junk), InputError);
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+  remove_temp_files();
 }
 
 TEST_CASE("the set-up's SmolLM2-135M GGUF has the smollm2-135m card's architecture", "[models][gguf]") {
@@ -223,18 +225,12 @@ TEST_CASE("a hybrid GGUF (nemotron_h layout): layer kinds from each block's tens
   // 4 blocks: Mamba-2, attention, MLP, Mamba-2 (llama.cpp writes 0 KV heads and 0 FFN width for blocks
   // without them). Mamba-2: inner 64 = 4 heads of 16, state 8, 2 groups, conv kernel 4.
   GgufWriter w;
-  w.str("general.architecture", "nemotron_h");
-  w.u32("nemotron_h.block_count", 4);
-  w.u32("nemotron_h.embedding_length", 32);
+  w.arch("nemotron_h", {{"block_count", 4}, {"embedding_length", 32}, {"attention.key_length", 8},
+                        {"ssm.conv_kernel", 4}, {"ssm.inner_size", 64}, {"ssm.state_size", 8}, {"ssm.group_count", 2},
+                        {"ssm.time_step_rank", 4}});
   w.u32s("nemotron_h.feed_forward_length", {0, 0, 96, 0});
   w.u32s("nemotron_h.attention.head_count", {4, 4, 4, 4});
   w.u32s("nemotron_h.attention.head_count_kv", {0, 2, 0, 0});
-  w.u32("nemotron_h.attention.key_length", 8);
-  w.u32("nemotron_h.ssm.conv_kernel", 4);
-  w.u32("nemotron_h.ssm.inner_size", 64);
-  w.u32("nemotron_h.ssm.state_size", 8);
-  w.u32("nemotron_h.ssm.group_count", 2);
-  w.u32("nemotron_h.ssm.time_step_rank", 4);
   w.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
   w.tensor("token_embd.weight", {32, 3});
   w.tensor("output.weight", {32, 3});
@@ -250,14 +246,10 @@ TEST_CASE("a hybrid GGUF (nemotron_h layout): layer kinds from each block's tens
   w.tensor("blk.1.attn_k.weight", {32, 16});
   w.tensor("blk.2.ffn_up.weight", {32, 96});
   w.tensor("blk.2.ffn_down.weight", {96, 32});
-  const std::string path = temp_path("tiny-nemotron-h.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("tiny-nemotron-h.gguf");
 
   const ModelSpec m = models::from_gguf(path);
-  REQUIRE(m.state.has_value());
-  CHECK(m.state->kind == StateKind::mamba2);
-  CHECK(m.state->layers == 2);
-  CHECK_FALSE(m.state->parallel);
+  check_sequential_state(m, StateKind::mamba2, 2);
   CHECK(m.state->heads == 4);
   CHECK(m.state->head_dim == 16);
   CHECK(m.state->groups == 2);
@@ -280,34 +272,24 @@ TEST_CASE("a hybrid GGUF (nemotron_h layout): layer kinds from each block's tens
 
   // A per-layer list of the wrong length names the key.
   GgufWriter bad;
-  bad.str("general.architecture", "nemotron_h");
-  bad.u32("nemotron_h.block_count", 4);
-  bad.u32("nemotron_h.embedding_length", 32);
-  bad.u32("nemotron_h.attention.head_count", 4);
+  bad.arch("nemotron_h", {{"block_count", 4}, {"embedding_length", 32}, {"attention.head_count", 4}});
   bad.u32s("nemotron_h.attention.head_count_kv", {0, 2});
   bad.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
-  const std::string bad_path = temp_path("bad-list.gguf");
-  bad.write(bad_path);
+  const std::string bad_path = bad.write_temp("bad-list.gguf");
   CHECK_THROWS_WITH(models::from_gguf(bad_path), Contains("head_count_kv' has 2 entries; expected one per layer (4)"));
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+  remove_temp_files();
 }
 
 TEST_CASE("a Qwen3.5-layout GGUF: Gated DeltaNet blocks hold attn_qkv but keep no KV", "[models][gguf][hybrid]") {
   // 4 blocks, every 4th full attention (block 3). The DeltaNet blocks store their fused q/k/v input as
   // attn_qkv and their output gate as attn_gate (llama.cpp's qwen35 layout).
   GgufWriter w;
-  w.str("general.architecture", "qwen35");
-  w.u32("qwen35.block_count", 4);
-  w.u32("qwen35.embedding_length", 32);
-  w.u32("qwen35.feed_forward_length", 64);
-  w.u32("qwen35.attention.head_count", 2);
-  w.u32("qwen35.attention.head_count_kv", 1);
-  w.u32("qwen35.attention.key_length", 16);
-  w.u32("qwen35.ssm.conv_kernel", 4);
-  w.u32("qwen35.ssm.inner_size", 32);    // value heads x value dim: 2 x 16
-  w.u32("qwen35.ssm.state_size", 16);    // key head dim
-  w.u32("qwen35.ssm.group_count", 1);    // key heads
-  w.u32("qwen35.ssm.time_step_rank", 2); // value heads
+  // ssm: inner_size is value heads x value dim (2 x 16), state_size the key head dim, group_count the key
+  // heads, time_step_rank the value heads.
+  w.arch("qwen35", {{"block_count", 4}, {"embedding_length", 32}, {"feed_forward_length", 64},
+                    {"attention.head_count", 2}, {"attention.head_count_kv", 1}, {"attention.key_length", 16},
+                    {"ssm.conv_kernel", 4}, {"ssm.inner_size", 32}, {"ssm.state_size", 16}, {"ssm.group_count", 1},
+                    {"ssm.time_step_rank", 2}});
   w.strs("tokenizer.ggml.tokens", {"x", "y", "z"});
   w.tensor("token_embd.weight", {32, 3});
   for (int i = 0; i < 4; ++i) {
@@ -325,34 +307,27 @@ TEST_CASE("a Qwen3.5-layout GGUF: Gated DeltaNet blocks hold attn_qkv but keep n
     }
     w.tensor(b + "ffn_up.weight", {32, 64});
   }
-  const std::string path = temp_path("tiny-qwen35.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("tiny-qwen35.gguf");
   const ModelSpec m = models::from_gguf(path);
-  REQUIRE(m.state.has_value());
-  CHECK(m.state->kind == StateKind::gated_deltanet);
-  CHECK(m.state->layers == 3);
-  CHECK_FALSE(m.state->parallel);
+  check_sequential_state(m, StateKind::gated_deltanet, 3);
   CHECK(attention_layers(m) == 1);
   CHECK(m.attention_output_gate);
   // KV: 1 layer x 2 x 1 head x 16 x 2 bytes; state: 3 x (2 heads x 16 x 16 x 4 bytes + 3 x (2 x 16 + 32) x 2 bytes).
   CHECK(kv_bytes_per_token(m, find_format("bf16")) == 64.0);
   CHECK(state_bytes_per_sequence(m) == 3.0 * (2048.0 + 384.0));
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+  remove_temp_files();
 }
 
 TEST_CASE("an unknown architecture: the weights from the tensor table, and KV per token said to be unknown", "[models][gguf]") {
   GgufWriter w;
-  w.str("general.architecture", "brand-new");
-  w.u32("brand-new.block_count", 2);
-  w.u32("brand-new.embedding_length", 64);
+  w.arch("brand-new", {{"block_count", 2}, {"embedding_length", 64}});
   w.strs("tokenizer.ggml.tokens", {"a", "b"});
   w.tensor("token_embd.weight", {64, 2});       // 128 f32 values: 512 bytes
   w.tensor("blk.0.mixer.weight", {64, 64});     // 16,384 bytes
-  const std::string path = temp_path("brand-new.gguf");
-  w.write(path);
+  const std::string path = w.write_temp("brand-new.gguf");
   CHECK_THROWS_WITH(models::from_gguf(path), Contains("tensors hold 16896 bytes (0.00 GB) of weights, but KV per token is unknown"));
   CHECK_THROWS_WITH(models::from_gguf(path), Contains("no 'brand-new.attention.head_count'"));
   // The weights alone are still sized exactly: every tensor with a class (here the embedding table).
   CHECK(models::gguf_precision_plan(path).stored_bytes.at(ParamClass::embeddings) == 512.0);
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "rooftop-test-gguf");
+  remove_temp_files();
 }

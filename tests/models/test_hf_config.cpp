@@ -25,6 +25,14 @@ std::string write_temp(const std::string& name, const std::string& text) {
   std::ofstream(p) << text;
   return p.string();
 }
+
+// The parameters of m's tensor groups whose names start with `prefix` (e.g. "blk.*.ssm": the state layers').
+double group_params(const ModelSpec& m, const std::string& prefix) {
+  double sum = 0;
+  for (const auto& g : tensor_groups(m))
+    if (g.name.rfind(prefix, 0) == 0) sum += g.params();
+  return sum;
+}
 }  // namespace
 
 TEST_CASE("each committed config.json imports to its card's architecture", "[models][hf]") {
@@ -136,9 +144,7 @@ TEST_CASE("hybrid configs: layer kinds from the pattern, KV and state bytes work
   CHECK(state_bytes_per_sequence(nh) == 54.0 * (16777216.0 + 122880.0));
   // One Mamba-2 layer: in_proj 8192 x (2 x 16384 + 2 x 8 x 256 + 256), conv 20480 x (4 + 1 bias),
   // dt_bias + A_log + D 3 x 256, norm 16384, out_proj 16384 x 8192 = 438,424,320.
-  double mamba = 0;
-  for (const auto& g : tensor_groups(nh))
-    if (g.name.rfind("blk.*.ssm", 0) == 0) mamba += g.params();
+  const double mamba = group_params(nh, "blk.*.ssm");
   CHECK(mamba == 54.0 * 438424320.0);
 
   const ModelSpec qn = models::from_hf_config(data("qwen3-next-80b-a3b/config.json"));
@@ -152,11 +158,7 @@ TEST_CASE("hybrid configs: layer kinds from the pattern, KV and state bytes work
   // One Gated DeltaNet layer: qkvz 2048 x 12288, ba 2048 x 64, conv 8192 x 4, dt_bias + A_log 64, norm 128,
   // out 4096 x 2048 = 33,718,464. One gated attention layer: q 2048 x 8192 (doubled), k and v 2048 x 512
   // each, o 4096 x 2048, q/k norms 512 = 27,263,488.
-  double gdn = 0, attn = 0;
-  for (const auto& g : tensor_groups(qn)) {
-    if (g.name.rfind("blk.*.ssm", 0) == 0) gdn += g.params();
-    if (g.name.rfind("blk.*.attn", 0) == 0) attn += g.params();
-  }
+  const double gdn = group_params(qn, "blk.*.ssm"), attn = group_params(qn, "blk.*.attn");
   CHECK(gdn == 36.0 * 33718464.0);
   CHECK(attn == 12.0 * 27263488.0);
 }
@@ -175,9 +177,7 @@ TEST_CASE("jamba and falcon_h1 configs size their Mamba layers as transformers b
   const auto jp = count_params(j);
   // One Mamba layer: in_proj 2 x 8192 x 4096, conv 8192 x 5, x_proj 288 x 8192, dt_proj 8192 x 256 + 8192,
   // A_log 8192 x 16, D 8192, out_proj 4096 x 8192, dt/B/C norms 256 + 32 = 105,308,448.
-  double mamba = 0;
-  for (const auto& g : tensor_groups(j))
-    if (g.name.rfind("blk.*.ssm", 0) == 0) mamba += g.params();
+  const double mamba = group_params(j, "blk.*.ssm");
   CHECK(mamba == 28.0 * 105308448.0);
   CHECK(std::abs(jp.total - 52e9) <= 0.5e9);
   CHECK(std::abs(jp.active - 12e9) <= 0.5e9);
@@ -195,11 +195,7 @@ TEST_CASE("jamba and falcon_h1 configs size their Mamba layers as transformers b
   const ModelSpec f = models::from_hf_config(falcon);
   CHECK(attention_layers(f) == 44);
   CHECK(f.state->layers == 44);
-  double fm = 0, fa = 0;
-  for (const auto& g : tensor_groups(f)) {
-    if (g.name.rfind("blk.*.ssm", 0) == 0) fm += g.params();
-    if (g.name.rfind("blk.*.attn", 0) == 0) fa += g.params();
-  }
+  const double fm = group_params(f, "blk.*.ssm"), fa = group_params(f, "blk.*.attn");
   // Mamba-2: in_proj 3072 x (6144 + 512 + 24), conv 3584 x 5, 3 x 24, norm 3072, out_proj 3072 x 3072 = 29,979,208.
   CHECK(fm == 44.0 * 29979208.0);
   // Attention: q 3072 x 1536, k and v 3072 x 256 each, o 1536 x 3072 = 11,010,048.
