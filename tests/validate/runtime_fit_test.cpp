@@ -569,31 +569,43 @@ TEST_CASE("validate --published on the real dataset: every record predicted or s
   CHECK(engines.size() >= 6);
 }
 
+namespace {
+// One made-up source of the published dataset on the real chips, models and runtime profiles; add() appends a record.
+struct OneSource {
+  hwdb::Database chips = hwdb::load();
+  models::Database models = models::load();
+  std::vector<RuntimeProfile> profiles = hwdb::load_runtimes();
+  validate::PublishedDataset data;
+  OneSource(const std::string& date, const std::string& engine, const std::string& version) {
+    data.sources.push_back({"s.yaml", "u", "t", "w", date, engine, version});
+  }
+  validate::PublishedRecord& add(const std::string& hw, const std::string& model, const std::string& weights,
+                                 const std::string& metric, int64_t batch, int64_t prompt, std::optional<int64_t> output) {
+    validate::PublishedRecord r;
+    r.line = static_cast<int>(data.records.size());
+    r.hw = hw;
+    r.model = model;
+    r.weights = weights;
+    r.metric = metric;
+    r.batch = batch;
+    r.prompt_tokens = prompt;
+    r.output_tokens = output;
+    r.value = 1;
+    data.records.push_back(r);
+    return data.records.back();
+  }
+  validate::CaseSet cases() const { return validate::build_cases(data, profiles, chips, models); }
+};
+}  // namespace
+
 TEST_CASE("a run whose weights exceed the runtime's memory share but fit the devices is predicted, not skipped", "[runtime][published]") {
   // Qwen2.5-72B in bf16 is 145.4 GB of weights (the card's count). Two 80 GB H100s hold 160 GB; vLLM's default share
   // (gpu_memory_utilization 0.9) is 144 GB, below the weights, so a measured run shows its user raised the share.
   // The KV cache then has the rest of the whole memory. One H100 (80 GB) cannot hold them at all.
-  const auto chips = hwdb::load();
-  const auto models = models::load();
-  const auto profiles = hwdb::load_runtimes();
-  validate::PublishedDataset data;
-  data.sources.push_back({"s.yaml", "u", "t", "w", "2025-04-01", "vllm", "0.9.0"});
-  for (int devices : {2, 1}) {
-    validate::PublishedRecord r;
-    r.source = 0;
-    r.line = devices;
-    r.hw = "h100-sxm";
-    r.hw_count = devices;
-    r.model = "qwen2.5-72b";
-    r.weights = "bf16";
-    r.batch = 64;  // more sequences than the KV cache left beside the weights holds at 4,096 tokens each
-    r.prompt_tokens = 2048;
-    r.output_tokens = 2048;
-    r.metric = "tpot_s";
-    r.value = 0.03;
-    data.records.push_back(r);
-  }
-  const auto set = validate::build_cases(data, profiles, chips, models);
+  OneSource src("2025-04-01", "vllm", "0.9.0");
+  // 64 sequences: more than the KV cache left beside the weights holds at 4,096 tokens each
+  for (int devices : {2, 1}) src.add("h100-sxm", "qwen2.5-72b", "bf16", "tpot_s", 64, 2048, 2048).hw_count = devices;
+  const auto set = src.cases();
   REQUIRE(set.cases.size() == 1);
   REQUIRE(set.skipped.size() == 1);
   CHECK(set.cases[0].record == 0);
@@ -607,32 +619,14 @@ TEST_CASE("a run whose weights exceed the runtime's memory share but fit the dev
 
 TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's token budget prefills", "[runtime][published]") {
   // vLLM on an H100 (80 GB, not an A100) runs 1024 sequences and 8192 tokens a step (the serving-limits test above).
-  const auto chips = hwdb::load();
-  const auto models = models::load();
-  const auto profiles = hwdb::load_runtimes();
-  validate::PublishedDataset data;
-  data.sources.push_back({"s.yaml", "u", "t", "w", "2025-06-01", "vllm", "0.9.0"});
-  struct Row { int64_t concurrency, prompt; std::optional<int64_t> output; double group; };
+  OneSource src("2025-06-01", "vllm", "0.9.0");
+  struct Row { int64_t concurrency, prompt; double group; };
   // 8192 / 1024 = 8 prompts a step; 8192 / 3000 = 2; a prompt beyond the budget is its own group (none);
   // 4 clients cap the group at 4; one client is alone. (A record without its output length, as ShareGPT's varied
   // ones, is skipped before this: no lockstep is assumed for it.)
-  const std::vector<Row> rows = {{32, 1024, 256, 8}, {32, 3000, 256, 2}, {32, 10000, 256, 1}, {4, 1024, 256, 4},
-                                 {1, 1024, 256, 1}};
-  for (size_t i = 0; i < rows.size(); ++i) {
-    validate::PublishedRecord rec;
-    rec.source = 0;
-    rec.line = static_cast<int>(i);
-    rec.hw = "h100-sxm";
-    rec.model = "llama-3.1-8b";
-    rec.weights = "bf16";
-    rec.batch = rows[i].concurrency;
-    rec.prompt_tokens = rows[i].prompt;
-    rec.output_tokens = rows[i].output;
-    rec.metric = "ttft_s";
-    rec.value = 0.1;
-    data.records.push_back(rec);
-  }
-  const auto set = validate::build_cases(data, profiles, chips, models);
+  const std::vector<Row> rows = {{32, 1024, 8}, {32, 3000, 2}, {32, 10000, 1}, {4, 1024, 4}, {1, 1024, 1}};
+  for (const auto& row : rows) src.add("h100-sxm", "llama-3.1-8b", "bf16", "ttft_s", row.concurrency, row.prompt, 256);
+  const auto set = src.cases();
   REQUIRE(set.cases.size() == rows.size());
   for (const auto& c : set.cases) {
     INFO("row " << c.record);
@@ -642,7 +636,7 @@ TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's
   // The group's step costs more than one prompt's prefill, and less than the group's prompts one by one
   // (the weights are read once).
   const auto& eight = set.cases[0];
-  const RuntimeProfile& vllm = validate::profile_by_id(profiles, "vllm");
+  const RuntimeProfile& vllm = validate::profile_by_id(src.profiles, "vllm");
   const RuntimeRates rates = resolve_rates(vllm, *eight.chip, 0);
   double one = 0, group = 0;
   for (const auto& p : eight.prefill_one) one += pass_seconds(p, rates);
@@ -652,34 +646,21 @@ TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's
 }
 
 TEST_CASE("a stated microbatch (llama-bench -ub) splits the prompt into passes of that size", "[runtime][published]") {
-  const auto chips = hwdb::load();
-  const auto models = models::load();
-  const auto profiles = hwdb::load_runtimes();
-  validate::PublishedDataset data;
-  data.sources.push_back({"s.yaml", "u", "t", "w", "2025-08-01", "llama.cpp", "b6000"});
+  OneSource src("2025-08-01", "llama.cpp", "b6000");
   for (int64_t ub : {0, 4, 16}) {  // 0: not stated (the profile's 512-token chunk)
-    validate::PublishedRecord rec;
-    rec.line = static_cast<int>(ub);
-    rec.hw = "rtx-4090";
-    rec.model = "llama-3.1-8b";
-    rec.weights = "q4_0";
-    rec.batch = 1;
-    rec.prompt_tokens = 512;
+    auto& rec = src.add("rtx-4090", "llama-3.1-8b", "q4_0", "pp_tok_s", 1, 512, std::nullopt);
     if (ub) rec.ubatch = ub;
-    rec.metric = "pp_tok_s";
-    rec.value = 1000;
-    data.records.push_back(rec);
   }
-  const auto set = validate::build_cases(data, profiles, chips, models);
+  const auto set = src.cases();
   REQUIRE(set.cases.size() == 3);
   CHECK(set.cases[0].prefill_one.size() == 1);    // 512 tokens in one pass
   CHECK(set.cases[1].prefill_one.size() == 128);  // 512 / 4
   CHECK(set.cases[2].prefill_one.size() == 32);   // 512 / 16
   for (const auto& p : set.cases[1].prefill_one) CHECK(p.tokens == 4);
-  // Passes of 4 tokens run llama.cpp's small-batch kernels (on the vector units, at most 8 tokens): each reads every
-  // weight, so 128 of them take far longer than one 512-token pass, and less than 128 single-token decode steps
-  // would if each paid 4 tokens' arithmetic on top.
-  const RuntimeRates rates = resolve_rates(validate::profile_by_id(profiles, "llama.cpp"), *set.cases[0].chip, 0);
+  // Passes of 4 tokens run llama.cpp's small-batch kernels (on the vector units, at most 8 tokens) and each reads every
+  // weight, so they process the prompt at under a quarter of one 512-token pass's tokens per second; 16-token passes
+  // (tensor cores) fall between.
+  const RuntimeRates rates = resolve_rates(validate::profile_by_id(src.profiles, "llama.cpp"), *set.cases[0].chip, 0);
   const double whole = validate::predict_case(set.cases[0], rates), by4 = validate::predict_case(set.cases[1], rates),
                by16 = validate::predict_case(set.cases[2], rates);
   CHECK(by4 < by16);
