@@ -169,8 +169,29 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   }
   scalar("attention_fraction", 0.05, 1.0, [](RuntimeProfile& p) -> double& { return p.attention_fraction; });
   scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
-  if (start.small_batch_tokens > 0)
+  if (start.small_batch_tokens > 0) {
     scalar("small_batch_fp32_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_fp32_multiple; });
+    // Per architecture where >= 3 records run passes of the small-batch size (batched decode, a stated microbatch):
+    // the vector units' integer dot products relate to the fp32 peak differently from chip family to family (an
+    // Ampere GA100 SM has one INT32 lane per FP32 lane, Ada's and Hopper's have one per two), shrunk towards the scalar.
+    std::map<std::string, int> small;
+    for (const RecordCase* c : cases) {
+      bool has = false;
+      for (const auto* passes : {&c->window, &c->prefill_one, &c->prefill_batch})
+        for (const auto& p : *passes) has = has || (p.tokens > 1 && p.tokens <= static_cast<double>(start.small_batch_tokens));
+      if (has && !c->arch.empty()) small[c->arch]++;
+    }
+    for (const auto& [arch, n] : small) {
+      if (n < 3) continue;
+      const std::string key = "small_batch_fp32_multiple/" + arch;
+      terms.push_back({"by_architecture." + key, 0.01, 8.0,
+                       [key](RuntimeProfile& p) -> double& {
+                         if (!p.by_architecture.count(key)) p.by_architecture[key] = p.small_batch_fp32_multiple;
+                         return p.by_architecture[key];
+                       },
+                       3, true, [](RuntimeProfile& p) { return p.small_batch_fp32_multiple; }});
+    }
+  }
   // Collective terms where records cross a link: the step latency and bus fraction; the scale-out link's own step
   // latency (PCIe, NICs) only where batch-1 decode records cross it, the records whose time a step latency shows
   // (fitted on batched throughput alone it ran to a bound: TensorRT-LLM's L40S rows to 1 µs, SGLang's two-node rows

@@ -645,6 +645,18 @@ TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's
   CHECK(group < 8 * one);
 }
 
+TEST_CASE("the small-batch rate is a multiple of the fp32 peak, per architecture where the profile states one", "[runtime]") {
+  const auto chips = hwdb::load();
+  RuntimeProfile p = generic_profile(false);
+  p.small_batch_tokens = 8;
+  p.small_batch_fp32_multiple = 0.2;
+  p.by_architecture["small_batch_fp32_multiple/ada"] = 0.5;
+  // RTX 4090 (ada): 0.5 x 82.6 TFLOP/s fp32 = 41.3 TFLOP/s; A100 (ampere, no cell): 0.2 x 19.5 = 3.9 TFLOP/s.
+  CHECK(resolve_rates(p, *chips.find("rtx-4090"), 0).small_batch_flops == Approx(0.5 * *chips.find("rtx-4090")->peak("fp32")));
+  CHECK(resolve_rates(p, *chips.find("a100-80g"), 0).small_batch_flops == Approx(0.2 * 19.5e12));
+  CHECK(resolve_rates(p, *chips.find("rtx-4090"), 0).small_batch_tokens == 8);
+}
+
 TEST_CASE("a stated microbatch (llama-bench -ub) splits the prompt into passes of that size", "[runtime][published]") {
   OneSource src("2025-08-01", "llama.cpp", "b6000");
   for (int64_t ub : {0, 4, 16}) {  // 0: not stated (the profile's 512-token chunk)
