@@ -35,6 +35,10 @@ constexpr Alias kAliases[] = {
     {"llama 7B", "llama-7b"},
     {"LLaMA 7B", "llama-7b"},
     {"llama 13B", "llama-2-13b"},
+    // "llama 8B": a llama-architecture file of about 8B parameters, Llama 3's 8B shape (Llama 3 and 3.1 8B share it:
+    // 32 layers, 4096 wide, 8 KV heads, a 128,256-token vocabulary). "llama 1B" is left unresolved: TinyLlama 1.1B and
+    // Llama 3.2 1B both print it.
+    {"llama 8B", "llama-3-8b"},
     {"tinyllama-1.1b-1t-openorca", "tinyllama-1.1b"},  // TinyLlama-1.1B fine-tune: same config
     {"mlx-community/Qwen2.5-72B-Instruct-6bit", "qwen2.5-72b"},
     {"mlx-community/Qwen2.5-32B-Instruct-4bit", "qwen2.5-32b"},
