@@ -127,6 +127,16 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   };
   terms.push_back({"per_layer_s", 1e-7, 5e-4, [](RuntimeProfile& p) -> double& { return p.per_layer_s; }, 0, false,
                    [](RuntimeProfile&) { return 15e-6; }});  // shrunk towards the stated 15 µs (launch gaps under CUDA graphs)
+  // A per-architecture value of a scalar term ("<name>/<arch>" in by_architecture), shrunk towards the scalar.
+  auto arch_term = [&terms](const std::string& name, const std::string& arch, double lo, double hi, double RuntimeProfile::*member) {
+    const std::string key = name + "/" + arch;
+    terms.push_back({"by_architecture." + key, lo, hi,
+                     [key, member](RuntimeProfile& p) -> double& {
+                       if (!p.by_architecture.count(key)) p.by_architecture[key] = p.*member;
+                       return p.by_architecture[key];
+                     },
+                     3, true, [member](RuntimeProfile& p) { return p.*member; }});
+  };
   // Per-architecture values of the fixed cost and the attention fractions (>= 3 records on the architecture),
   // shrunk towards the runtime's own value.
   {
@@ -137,17 +147,8 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
     for (const Scalar& s : {Scalar{"per_layer_s", 1e-7, 5e-4, &RuntimeProfile::per_layer_s},
                             Scalar{"attention_fraction", 0.05, 1.0, &RuntimeProfile::attention_fraction},
                             Scalar{"prefill_attention_fraction", 0.01, 1.0, &RuntimeProfile::prefill_attention_fraction}})
-      for (const auto& [arch, n] : per_arch) {
-        if (n < 3) continue;
-        const std::string key = std::string(s.name) + "/" + arch;
-        auto member = s.member;
-        terms.push_back({"by_architecture." + key, s.lo, s.hi,
-                         [key, member](RuntimeProfile& p) -> double& {
-                           if (!p.by_architecture.count(key)) p.by_architecture[key] = p.*member;
-                           return p.by_architecture[key];
-                         },
-                         3, true, [member](RuntimeProfile& p) { return p.*member; }});
-      }
+      for (const auto& [arch, n] : per_arch)
+        if (n >= 3) arch_term(s.name, arch, s.lo, s.hi, s.member);
   }
   // The per-unit streaming rate, where the records' chips state their compute units: 1 GB/s to 1 TB/s per unit.
   // It describes chips against each other, so it needs two sources: one source's records (SGLang's 12) pushed it to
@@ -181,16 +182,8 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
         for (const auto& p : *passes) has = has || (p.tokens > 1 && p.tokens <= static_cast<double>(start.small_batch_tokens));
       if (has && !c->arch.empty()) small[c->arch]++;
     }
-    for (const auto& [arch, n] : small) {
-      if (n < 3) continue;
-      const std::string key = "small_batch_fp32_multiple/" + arch;
-      terms.push_back({"by_architecture." + key, 0.01, 8.0,
-                       [key](RuntimeProfile& p) -> double& {
-                         if (!p.by_architecture.count(key)) p.by_architecture[key] = p.small_batch_fp32_multiple;
-                         return p.by_architecture[key];
-                       },
-                       3, true, [](RuntimeProfile& p) { return p.small_batch_fp32_multiple; }});
-    }
+    for (const auto& [arch, n] : small)
+      if (n >= 3) arch_term("small_batch_fp32_multiple", arch, 0.01, 8.0, &RuntimeProfile::small_batch_fp32_multiple);
   }
   // Collective terms where records cross a link: the step latency and bus fraction; the scale-out link's own step
   // latency (PCIe, NICs) only where batch-1 decode records cross it, the records whose time a step latency shows
