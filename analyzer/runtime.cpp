@@ -80,31 +80,50 @@ const std::vector<std::string>& RuntimeProfile::architecture_terms() {
   return terms;
 }
 
-namespace {
-// The leading release number of a version text ("0.8.5 (rocm)", "v0.23.0" -> {0, 8, 5}); empty when it has none.
-std::vector<int> release_number(std::string_view text) {
-  std::vector<int> v;
-  size_t i = !text.empty() && (text[0] == 'v' || text[0] == 'V') ? 1 : 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+Release parse_release(std::string_view text) {
+  Release r;
+  auto digit = [&](size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
+  auto number = [&](size_t& i) {
     int n = 0;
-    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) n = std::min(n * 10 + (text[i] - '0'), 1000000);
-    v.push_back(n);
-    if (i + 1 < text.size() && text[i] == '.' && std::isdigit(static_cast<unsigned char>(text[i + 1]))) ++i;
+    for (; digit(i); ++i) n = std::min(n * 10 + (text[i] - '0'), 1000000);
+    return n;
+  };
+  size_t i = 0;
+  if (!text.empty() && text[0] == 'b' && digit(1)) {
+    // llama.cpp's build tag: "b" and the count of commits on master, ended by the text's end or a non-alphanumeric
+    // character ("b7315 (build: 4d3726278)"); "b828e18c7" is a commit hash, not a tag.
+    i = 1;
+    const int n = number(i);
+    if (i == text.size() || !std::isalnum(static_cast<unsigned char>(text[i]))) {
+      r.build_tag = true;
+      r.parts = {n};
+      r.length = i;
+    }
+    return r;
+  }
+  i = !text.empty() && (text[0] == 'v' || text[0] == 'V') ? 1 : 0;
+  std::vector<int> v;
+  while (digit(i)) {
+    v.push_back(number(i));
+    r.length = i;
+    if (i + 1 < text.size() && text[i] == '.' && digit(i + 1)) ++i;
     else break;
   }
-  // One bare number ("2024", "b1618" never gets here) is not a release: a release has a dot.
-  if (v.size() < 2) return {};
+  // One bare number ("2024") is not a release: a release has a dot.
+  if (v.size() < 2) return Release{};
   while (v.size() > 1 && v.back() == 0) v.pop_back();  // 0.8 == 0.8.0 when compared
-  return v;
+  r.parts = std::move(v);
+  return r;
 }
-}  // namespace
 
 bool RuntimeProfile::covers_build(std::string_view engine_version, std::string_view date) const {
   if (release_from.empty() && release_before.empty()) return true;
-  const std::vector<int> v = release_number(engine_version);
-  // true: the build is at or after the boundary release (by number, else by date; neither: before).
+  const Release v = parse_release(engine_version);
+  // true: the build is at or after the boundary release (by number where the build prints one of the boundary's kind,
+  // else by date; neither: before).
   auto at_or_after = [&](const std::string& boundary) {
-    if (!v.empty()) return v >= release_number(boundary);
+    const Release b = parse_release(boundary);
+    if (!v.parts.empty() && v.build_tag == b.build_tag) return v.parts >= b.parts;
     return !date.empty() && !release_date.empty() && std::string(date) >= release_date;
   };
   if (!release_from.empty() && !at_or_after(release_from)) return false;

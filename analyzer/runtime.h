@@ -57,13 +57,25 @@ struct ServedDelay {
   }
 };
 
+// A release as an engine prints it: dotted numbers ("0.8.5 (rocm)", "v0.23.0" -> {0, 8, 5}; trailing zeros dropped)
+// or a llama.cpp build tag ("b3216", the count of commits on master -> {3216}, build_tag). Empty parts: neither.
+// length: the characters of `text` the release took (a card's boundary must be the release alone).
+struct Release {
+  bool build_tag = false;
+  std::vector<int> parts;
+  size_t length = 0;
+};
+Release parse_release(std::string_view text);
+
 struct RuntimeProfile {
   std::string id, name, description;
   std::vector<std::string> engines;  // engine names of published records this profile predicts
   // Which builds of those engines: releases in [release_from, release_before) ("" = no bound). A release series
-  // whose engine was rewritten is another runtime (vLLM's V1 engine became the default in 0.8.0). A source is placed
-  // by the leading release number of its engine_version ("0.8.5 (rocm image)", "v0.23.0"); one that prints none, by
-  // its date against release_date, the day the boundary release came out (no date: the older series).
+  // whose engine was rewritten is another runtime (vLLM's V1 engine became the default in 0.8.0; llama.cpp's CUDA
+  // backend moved prefill to int8 MMQ kernels in b3216). A source is placed by the leading release of its
+  // engine_version ("0.8.5 (rocm image)", "v0.23.0", "b7315 (build: 4d37262)"; see parse_release) when it is of
+  // the boundary's kind; one that prints none, by its date against release_date, the day the boundary release came
+  // out (no date: the older series).
   std::string release_from, release_before, release_date;
   bool covers_build(std::string_view engine_version, std::string_view date) const;
   // What a user of the profile should know that no term says (which builds it was fitted on, where held-out

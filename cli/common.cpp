@@ -23,7 +23,8 @@ void add_model_options(CLI::App& cmd, ModelOptions& o, bool with_hw, bool with_r
                  "format of one class of weights, CLASS=FMT (classes: embeddings, attention, dense_ffn, experts, "
                  "shared_experts, router, lm_head); repeatable");
   if (with_runtime) cmd.add_option("--runtime", o.runtime,
-                 "the inference engine's profile: llama.cpp, vllm (0.8.0 and later), vllm-v0, trt-llm, sglang, mlx, rooftop or generic (fitted to "
+                 "the inference engine's profile: llama.cpp (b3216 and later), llama.cpp-early, vllm (0.8.0 and later), vllm-v0, trt-llm, "
+                 "sglang, mlx, rooftop or generic (fitted to "
                  "published measurements; predictions then carry its error band)");
 }
 

@@ -103,15 +103,12 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
     if (v != "true" && v != "false") r.fail(n, k, "got '" + printable(v) + "'; expected true or false");
     return v == "true";
   };
-  // A release number: digits with at least one dot ("0.8.0"), optionally led by "v".
+  // A release alone: dotted numbers ("0.8.0", optionally led by "v") or a llama.cpp build tag ("b3216").
   auto release = [&](const YAML::Node& n, const std::string& k) {
     const std::string v = r.text(n, k);
-    const size_t b = !v.empty() && v[0] == 'v' ? 1 : 0;
-    const bool ok = v.size() > b + 2 && std::isdigit(static_cast<unsigned char>(v[b])) && v.find('.') != std::string::npos &&
-                    std::all_of(v.begin() + static_cast<std::ptrdiff_t>(b), v.end(),
-                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
-    const bool parts = v.find("..") == std::string::npos && v.back() != '.' && v[b] != '.';  // no empty part
-    if (!ok || !parts) r.fail(n, k, "got '" + printable(v) + "'; expected a release number such as 0.8.0");
+    const Release parsed = parse_release(v);
+    if (parsed.parts.empty() || parsed.length != v.size())
+      r.fail(n, k, "got '" + printable(v) + "'; expected a release number such as 0.8.0 or a llama.cpp build tag such as b3216");
     return v;
   };
   const std::map<std::string, Setter> keys = {

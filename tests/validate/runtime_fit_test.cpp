@@ -321,6 +321,8 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   refused("release_from: 0.8.0\n", "release_date");
   refused("release_from: \"0..8\"\nrelease_date: 2025-03-18\n", "release_from");
   refused("release_before: \"1.\"\nrelease_date: 2025-03-18\n", "release_before");
+  refused("release_from: b12x\nrelease_date: 2024-06-24\n", "release_from");
+  refused("release_from: \"b3216 \"\nrelease_date: 2024-06-24\n", "release_from");
   refused("release_from: 0.8.0\nrelease_date: March 2025\n", "release_date");
   CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
   CHECK_THROWS_AS(hwdb::parse_runtime_card("[1, 2", "t.yaml"), InputError);     // not YAML
@@ -378,6 +380,23 @@ TEST_CASE("runtime cards: a release range places each source's build (vLLM's V1 
   CHECK_FALSE(v1.covers_build("2025", ""));
   CHECK(any.covers_build("0.1.0", ""));
   CHECK(any.covers_build("", ""));
+  // llama.cpp's build tags ("b" and the commit count on master) compare with a boundary tag, by number; a commit
+  // hash that starts with "b" is no tag, and a tag against a dotted boundary (or the reverse) falls back to the date.
+  RuntimeProfile cur, early;
+  cur.release_from = early.release_before = "b3216";
+  cur.release_date = early.release_date = "2024-06-24";
+  CHECK(cur.covers_build("b7315 (build: 4d3726278 (7315))", "2020-01-01"));  // the tag wins over the date
+  CHECK(cur.covers_build("b3216", ""));
+  CHECK(early.covers_build("b3215", "2026-01-01"));
+  CHECK(early.covers_build("b828e18c7 (7948)", "2024-01-01"));  // a hash: placed by its date
+  CHECK(cur.covers_build("b828e18c7 (7948)", "2026"));
+  CHECK(early.covers_build("0.3.4", "2024-05"));  // a dotted number is not of the boundary's kind
+  CHECK_FALSE(early.covers_build("b4006", "2024-11-01"));
+  CHECK(parse_release("b3216").build_tag);
+  CHECK(parse_release("b3216").parts == std::vector<int>{3216});
+  CHECK(parse_release("v0.8.0 (rocm)").parts == std::vector<int>{0, 8});
+  CHECK(parse_release("v0.8.0 (rocm)").length == 6);
+  CHECK(parse_release("b12x").parts.empty());
   // The card's keys read back, and the real dataset's vLLM sources are split by them.
   const auto all = hwdb::load_runtimes();
   const RuntimeProfile card = hwdb::find_runtime(all, "vllm");
@@ -393,6 +412,15 @@ TEST_CASE("runtime cards: a release range places each source's build (vLLM's V1 
   CHECK(by_file.at("vllm-rocm-dev-docker-mi300x-v0.6.6.yaml") == "vllm-v0");
   CHECK(by_file.at("vllm-rocm-dev-docker-mi300x-v0.8.5.yaml") == "vllm");
   CHECK(by_file.at("vllm-wmx-l4-qwen2.5-0.5b.yaml") == "vllm");
+  // llama.cpp's sources split at b3216 (2024-06-24), by build tag where printed, else by date.
+  std::map<std::string, std::string> lcp;
+  for (const auto& src : data.sources)
+    if (src.engine == "llama.cpp") lcp[src.file.substr(src.file.rfind('/') + 1)] = validate::runtime_for_engine(src, all);
+  CHECK(lcp.at("llamacpp-llm-tracker-amd-gpus.yaml") == "llama.cpp-early");  // b1988
+  CHECK(lcp.at("llamacpp-xiongjiedai-gpu-benchmarks-llama3.yaml") == "llama.cpp-early");  // no build, 2024-05
+  CHECK(lcp.at("llamacpp-pr8215.yaml") == "llama.cpp");  // a PR hash, 2024-06-29
+  CHECK(lcp.at("llamacpp-llm-tracker-mi300x-testing.yaml") == "llama.cpp");  // b3891
+  CHECK(lcp.at("llamacpp-benches-mac-m2-ultra.yaml") == "llama.cpp");  // "b828e18c7": a hash; dated 2026
 }
 
 TEST_CASE("runtime cards: vLLM's server limits follow its per-device defaults", "[runtime][serving]") {
