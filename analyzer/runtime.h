@@ -38,8 +38,12 @@ const std::vector<std::string>& vendor_names();
 
 // An expected error band: the spread of (predicted / measured - 1) over a runtime's records, from its fit's
 // leave-one-source-out predictions.
+// The band key's second part for records whose chip no other source measured ("decode/unseen-chip"): the error a
+// prediction for a chip outside the fit can expect.
+inline constexpr const char* kUnseenChip = "unseen-chip";
+
 struct ErrorBand {
-  std::string key;            // "<metric class>/<architecture>": "decode/ampere", "decode/*", "*/*"
+  std::string key;            // "<metric class>/<architecture>": "decode/ampere", "decode/*", "*/*"; or "decode/unseen-chip"
   double p10 = 0, p50 = 0, p90 = 0;
   int64_t records = 0;
 };
@@ -130,6 +134,9 @@ struct RuntimeProfile {
   bool use_calibration = false;          // `rooftop`: this project's calibrated kernel rates where the chip has them
   std::map<std::string, std::string> provenance;  // term -> "stated: <source>" or "fitted: <records, error>"
   std::vector<ErrorBand> bands;
+  // Published records the fit used, per chip id and per architecture (written by the fit): a prediction for a chip
+  // with none says so, as its terms then come from other chips.
+  std::map<std::string, int64_t> records_by_chip, records_by_architecture;
   std::vector<std::string> sources;
   std::string file;
 

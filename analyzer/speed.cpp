@@ -481,6 +481,22 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   const bool use_profile = !o.simple && !(calibrated && (!o.runtime || o.runtime->use_calibration));
   r.runtime = use_profile ? prof.id : (o.simple ? "simple" : "calibrated");
   if (use_profile) r.runtime_notes = prof.notes;
+  if (use_profile && !prof.records_by_chip.empty()) {
+    auto count = [](const std::map<std::string, int64_t>& t, const std::string& k) {
+      const auto it = t.find(k);
+      return it == t.end() ? int64_t{0} : it->second;
+    };
+    const int64_t on_chip = count(prof.records_by_chip, chip.id), on_arch = count(prof.records_by_architecture, chip.architecture);
+    r.runtime_records = std::make_pair(on_chip, on_arch);
+    const std::string arch = chip.architecture.empty() ? "unknown-architecture" : chip.architecture;
+    r.runtime_notes.push_back(
+        on_chip > 0 ? "fitted on " + std::to_string(on_chip) + " published records of " + chip.id + " (" +
+                          std::to_string(on_arch) + " of " + arch + " chips)"
+        : on_arch > 0 ? "no published record of " + chip.id + " in this profile's fit: its terms come from " +
+                            std::to_string(on_arch) + " records of other " + arch + " chips"
+                      : "no published record of " + chip.id + " or of any " + arch +
+                            " chip in this profile's fit: its terms are the runtime-wide ones, fitted on other architectures");
+  }
   const std::string family = format_family_name(format_family(p.format_of(ParamClass::dense_ffn).name));
   r.bandwidth_efficiency = o.simple ? 1.0 : use_profile ? prof.decode_fraction(family, chip, 0.8)
                                                         : o.bandwidth_efficiency.value_or(1.0);
@@ -491,9 +507,12 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   if (use_profile) {
     for (const char* k : {"decode_bandwidth_fraction", "unit_stream_bytes_per_s", "gemm_fraction", "per_layer_s", "collective_latency_s"})
       if (auto it = prof.provenance.find(k); it != prof.provenance.end()) r.provenance["runtime." + std::string(k)] = it->second;
-    // Only a band of the same kind of prediction (not the all-records fallback).
+    // Only a band of the same kind of prediction (not the all-records fallback). A chip the fit has no record of
+    // takes the band of held-out records whose chip no other source measured, where the profile has one.
+    const bool unseen = r.runtime_records && r.runtime_records->first == 0;
     auto band = [&](const char* cls) -> std::optional<ErrorBand> {
-      const ErrorBand* b = prof.band(cls, chip.architecture);
+      const ErrorBand* b = unseen ? prof.band(cls, kUnseenChip) : nullptr;
+      if (!b || b->key != std::string(cls) + "/" + kUnseenChip) b = prof.band(cls, chip.architecture);
       if (b && b->key.rfind(std::string(cls) + "/", 0) == 0) return *b;
       return std::nullopt;
     };

@@ -102,6 +102,8 @@ struct SpeedResult {
   std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...
   std::string runtime = "generic";              // the profile used ("calibrated" when calibrated rates were)
   std::vector<std::string> runtime_notes;       // the profile's notes (RuntimeProfile::notes) when it was used
+  // Published records of this chip and of its architecture in the profile's fit (when the profile counts them).
+  std::optional<std::pair<int64_t, int64_t>> runtime_records;
   std::optional<ErrorBand> decode_band, batched_band, prefill_band;  // the profile's expected errors on this architecture
 };
 

@@ -59,6 +59,22 @@ struct Reader {
     for (const auto& e : n) out.push_back(text(e, key));
     return out;
   }
+  // name -> a count of records (>= 0); `names`, when given, are the valid keys.
+  std::map<std::string, int64_t> count_table(const YAML::Node& n, const std::string& key,
+                                             const std::vector<std::string>* names) const {
+    if (!n.IsMap()) fail(n, key, "expected a map of name -> number of records");
+    std::map<std::string, int64_t> out;
+    for (const auto& kv : n) {
+      const std::string k = text(kv.first, key);
+      if (names && std::find(names->begin(), names->end(), k) == names->end())
+        fail(kv.first, key, "key '" + printable(k) + "' is not an architecture of the chip cards");
+      const double v = number(kv.second, key + "." + k, 0, 1e9, false);
+      if (v != std::floor(v)) fail(kv.second, key + "." + k, "expected a whole number of records");
+      if (!out.emplace(k, static_cast<int64_t>(v)).second)
+        fail(kv.first, key, "duplicate key '" + k + "'");
+    }
+    return out;
+  }
   // "<format family>/<architecture>" -> fraction in (0, 1]; "*" stands for any.
   std::map<std::string, double> fraction_table(const YAML::Node& n, const std::string& key) const {
     if (!n.IsMap() || n.size() == 0) fail(n, key, "expected a map of '<format family>/<architecture>' -> fraction");
@@ -187,6 +203,8 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
            p.serving_defaults.push_back(d);
          }
        }},
+      {"records_by_chip", [&](auto& n, auto& k) { p.records_by_chip = r.count_table(n, k, nullptr); }},
+      {"records_by_architecture", [&](auto& n, auto& k) { p.records_by_architecture = r.count_table(n, k, &architectures()); }},
       {"memory_fraction", [&](auto& n, auto& k) { p.memory_fraction = r.number(n, k, 0, 1, true); }},
       {"moe_expert_fraction", [&](auto& n, auto& k) { p.moe_expert_fraction = r.number(n, k, 0, 1, true); }},
       {"use_calibration", [&](auto& n, auto& k) { p.use_calibration = flag(n, k); }},
@@ -332,6 +350,12 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   }
   y << "\nmemory_fraction: " << p.memory_fraction
     << "\nmoe_expert_fraction: " << p.moe_expert_fraction << "\nuse_calibration: " << (p.use_calibration ? "true" : "false") << "\n";
+  for (const auto& [k, t] : {std::pair<const char*, const std::map<std::string, int64_t>*>{"records_by_chip", &p.records_by_chip},
+                             {"records_by_architecture", &p.records_by_architecture}}) {
+    if (t->empty()) continue;
+    y << k << ":\n";
+    for (const auto& [name, n] : *t) y << "  " << quote(name) << ": " << n << "\n";
+  }
   if (!p.provenance.empty()) {
     y << "provenance:\n";
     for (const auto& [k, v] : p.provenance) y << "  " << quote(k) << ": " << quote(v) << "\n";

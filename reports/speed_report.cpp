@@ -70,6 +70,8 @@ nlohmann::json speed_json(const SpeedResult& r) {
   j["provenance"] = r.provenance;
   j["runtime"] = r.runtime;
   if (!r.runtime_notes.empty()) j["runtime_notes"] = r.runtime_notes;
+  if (r.runtime_records)
+    j["runtime_records"] = {{"chip", r.runtime_records->first}, {"architecture", r.runtime_records->second}};
   auto band = [](const std::optional<ErrorBand>& b) -> nlohmann::json {
     if (!b) return nullptr;
     return {{"key", b->key}, {"p10_error", b->p10}, {"median_error", b->p50}, {"p90_error", b->p90}, {"records", b->records}};
@@ -87,8 +89,10 @@ namespace {
 std::string band_line(const char* what, const std::optional<ErrorBand>& b) {
   if (!b) return "";
   auto pc = [](double e) { return (e >= 0 ? "+" : "") + sig(100 * e, 2) + "%"; };
+  const bool unseen = b->key.ends_with(std::string("/") + kUnseenChip);
   return std::string(what) + " predictions err by " + pc(b->p10) + " to " + pc(b->p90) + " (p10-p90, median " + pc(b->p50) +
-         ") on " + std::to_string(b->records) + " published records held out of the fit (" + b->key + ")";
+         ") on " + std::to_string(b->records) + " published records held out of the fit" +
+         (unseen ? ", each on a chip no other source measured" : "") + " (" + b->key + ")";
 }
 std::string title_of(const SpeedResult& r, const char* what) {
   std::string t = std::string(what) + ": " + r.model + " on " + r.hw;

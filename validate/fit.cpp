@@ -317,6 +317,7 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
   std::set<int> sources(source_of.begin(), source_of.end());
   r.sources = static_cast<int>(sources.size());
   std::vector<std::pair<const RecordCase*, Prediction>> held;
+  std::vector<bool> chip_unseen;  // no other source measured the held-out record's chip
   for (int s : sources) {
     std::vector<const RecordCase*> train, test;
     std::vector<double> train_v, test_v;
@@ -334,15 +335,21 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
     if (train.empty()) continue;  // a runtime with one source has no held-out prediction: not cross-validated
     const RuntimeProfile fold = fit_profile(base, train, train_v, train_s);
     const auto pred = predict_all(fold, test);
+    std::set<const ChipSpec*> train_chips;
+    for (const RecordCase* c : train) train_chips.insert(c->chip);
     for (size_t i = 0; i < test.size(); ++i) {
       Prediction p{test[i]->record, s, test_v[i], pred[i]};
       r.held_out.push_back(p);
       held.emplace_back(test[i], p);
+      chip_unseen.push_back(!train_chips.count(test[i]->chip));
     }
   }
   // Bands from the held-out errors.
   std::map<std::string, std::vector<double>> groups;
-  for (const auto& [c, p] : held) {
+  for (size_t i = 0; i < held.size(); ++i) {
+    const auto& [c, p] = held[i];
+    // A chip the profile has no record of is predicted as these were: from other chips only.
+    if (chip_unseen[i]) groups[c->metric_class + "/" + kUnseenChip].push_back(p.error());
     groups[c->metric_class + "/" + (c->arch.empty() ? "*" : c->arch)].push_back(p.error());
     groups[c->metric_class + "/*"].push_back(p.error());
     groups["*/*"].push_back(p.error());

@@ -396,7 +396,8 @@ TEST_CASE("the held-out sources of validate/heldout load; the two that joined th
   // (k-quants, RTX 4080 ms/token: 9) and PR 4280 (the M3 Max and M1 Max batched-bench master tables: 10 each), stop 42.
   // Two vLLM sources of 2026-12-06 held out for their doubts: tenstorrent issue 340 (Qwen3 on an A100 whose variant
   // is inferred: 20) and Vultr's B200 concurrency sweep (27; its concurrency-1 TTFT of 362 ms is 10x its peers').
-  CHECK(j["records"].size() == 74 + 39 + 4 + 4 + 4 + 9 + 10 + 10 + 20 + 27);
+  // llm-tracker's DeepSeek-V3 on 8 x H100 under llama.cpp b4418 (2: pp512, tg128), held out 2026-12-06 (stop 46).
+  CHECK(j["records"].size() == 74 + 39 + 4 + 4 + 4 + 9 + 10 + 10 + 20 + 27 + 2);
   CHECK(j["skipped"].size() == 26 + 12 + 24 + 8);
   // llama.cpp PR 6766 and issue 6763 joined validate/published after their held-out check (|error| 0.3% to 11%).
   // In the fit they share chips with later sources that disagree: the Vulkan RTX 3090 rows of PRs 14903 and 21024
