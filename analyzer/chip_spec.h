@@ -12,6 +12,7 @@ namespace rooftop {
 
 struct ChipSpec {
   std::string id;                       // e.g. "h100-sxm"
+  std::string card_id;                  // a measured device ("cuda:0"): the card it was matched to; "" = id is the card
   std::string name;                     // "NVIDIA H100 SXM5 80GB"
   std::string vendor;
   std::string kind;                     // "gpu", "accelerator", "cpu", "soc"

@@ -36,12 +36,12 @@ const std::vector<std::string>& format_family_names();
 std::string vendor_of(std::string_view arch);
 const std::vector<std::string>& vendor_names();
 
-// An expected error band: the spread of (predicted / measured - 1) over a runtime's records, from its fit's
-// leave-one-source-out predictions.
 // The band key's second part for records whose chip no other source measured ("decode/unseen-chip"): the error a
 // prediction for a chip outside the fit can expect.
 inline constexpr const char* kUnseenChip = "unseen-chip";
 
+// An expected error band: the spread of (predicted / measured - 1) over a runtime's records, from its fit's
+// leave-one-source-out predictions.
 struct ErrorBand {
   std::string key;            // "<metric class>/<architecture>": "decode/ampere", "decode/*", "*/*"; or "decode/unseen-chip"
   double p10 = 0, p50 = 0, p90 = 0;

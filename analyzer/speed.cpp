@@ -486,16 +486,17 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
       const auto it = t.find(k);
       return it == t.end() ? int64_t{0} : it->second;
     };
-    const int64_t on_chip = count(prof.records_by_chip, chip.id), on_arch = count(prof.records_by_architecture, chip.architecture);
+    const std::string card = chip.card_id.empty() ? chip.id : chip.card_id;  // a measured device counts as its card
+    const int64_t on_chip = count(prof.records_by_chip, card), on_arch = count(prof.records_by_architecture, chip.architecture);
     r.runtime_records = std::make_pair(on_chip, on_arch);
     const std::string arch = chip.architecture.empty() ? "unknown-architecture" : chip.architecture;
     r.runtime_notes.push_back(
-        on_chip > 0 ? "fitted on " + std::to_string(on_chip) + " published records of " + chip.id + " (" +
+        on_chip > 0 ? "fitted on " + std::to_string(on_chip) + " published records of " + card + " (" +
                           std::to_string(on_arch) + " of " + arch + " chips)"
-        : on_arch > 0 ? "no published record of " + chip.id + " in this profile's fit: its terms come from " +
+        : on_arch > 0 ? "no published record of " + card + " in this profile's fit: its terms come from " +
                             std::to_string(on_arch) + " records of other " + arch + " chips"
-                      : "no published record of " + chip.id + " or of any " + arch +
-                            " chip in this profile's fit: its terms are the runtime-wide ones, fitted on other architectures");
+                      : "no published record of " + card + " or of any " + arch +
+                            " chip in this profile's fit: its terms come from records of other architectures");
   }
   const std::string family = format_family_name(format_family(p.format_of(ParamClass::dense_ffn).name));
   r.bandwidth_efficiency = o.simple ? 1.0 : use_profile ? prof.decode_fraction(family, chip, 0.8)

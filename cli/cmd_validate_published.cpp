@@ -180,12 +180,6 @@ int run_fit(Context& ctx, const PublishedOptions& o, const validate::PublishedDa
       }
     if (cases.empty()) continue;
     validate::FitResult fit = validate::fit_with_loso(start, cases, values, sources);
-    fit.profile.records_by_chip.clear();
-    fit.profile.records_by_architecture.clear();
-    for (const auto* c : cases) {
-      fit.profile.records_by_chip[c->chip->id]++;
-      if (!c->arch.empty()) fit.profile.records_by_architecture[c->arch]++;
-    }
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_class;
     std::map<int, std::string> class_of;
     for (const auto* c : cases) class_of[c->record] = c->metric_class;

@@ -49,6 +49,7 @@ ChipSpec overlay(const json& j, int device, const Database& db) {
   auto set = [&](const std::string& key, double v) { measured_figure(c, key, v, measured); };
 
   c.id = "cuda:" + std::to_string(device);
+  c.card_id = card_id;
   c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);
   c.provenance["memory_bandwidth_bytes_per_s"] = measured;
   if (machine.contains("sm_count")) {

@@ -312,6 +312,12 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
     const double v = t.ref(copy);
     if (v <= t.lo * 1.02 || v >= t.hi / 1.02) r.at_bound.push_back(t.name);
   }
+  r.profile.records_by_chip.clear();
+  r.profile.records_by_architecture.clear();
+  for (const RecordCase* c : cases) {
+    r.profile.records_by_chip[c->chip->id]++;
+    if (!c->arch.empty()) r.profile.records_by_architecture[c->arch]++;
+  }
   const auto fitted = predict_all(r.profile, cases);
   for (size_t i = 0; i < cases.size(); ++i) r.in_sample.push_back({cases[i]->record, source_of[i], values[i], fitted[i]});
   std::set<int> sources(source_of.begin(), source_of.end());
@@ -335,13 +341,13 @@ FitResult fit_with_loso(const RuntimeProfile& start, const std::vector<const Rec
     if (train.empty()) continue;  // a runtime with one source has no held-out prediction: not cross-validated
     const RuntimeProfile fold = fit_profile(base, train, train_v, train_s);
     const auto pred = predict_all(fold, test);
-    std::set<const ChipSpec*> train_chips;
-    for (const RecordCase* c : train) train_chips.insert(c->chip);
+    std::set<std::string> train_chips;
+    for (const RecordCase* c : train) train_chips.insert(c->chip->id);
     for (size_t i = 0; i < test.size(); ++i) {
       Prediction p{test[i]->record, s, test_v[i], pred[i]};
       r.held_out.push_back(p);
       held.emplace_back(test[i], p);
-      chip_unseen.push_back(!train_chips.count(test[i]->chip));
+      chip_unseen.push_back(!train_chips.count(test[i]->chip->id));
     }
   }
   // Bands from the held-out errors.

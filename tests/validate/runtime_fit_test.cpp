@@ -351,8 +351,12 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   so.batches = {1};
   so.runtime = vllm;
   const auto notes = speed(*models::load().find("llama-3.1-8b"), *hwdb::load().find("h100-sxm"), PrecisionPlan{}, so).runtime_notes;
-  REQUIRE(notes.size() >= vllm.notes.size());
-  CHECK(std::vector<std::string>(notes.begin(), notes.begin() + static_cast<std::ptrdiff_t>(vllm.notes.size())) == vllm.notes);
+  // The card's notes, then the count of the chip's records in the fit (the card's own figure).
+  REQUIRE(notes.size() == vllm.notes.size() + 1);
+  CHECK(std::vector<std::string>(notes.begin(), notes.end() - 1) == vllm.notes);
+  const int64_t h100 = vllm.records_by_chip.count("h100-sxm") ? vllm.records_by_chip.at("h100-sxm") : 0;
+  CHECK(notes.back().find(h100 > 0 ? "fitted on " + std::to_string(h100) + " published records of h100-sxm"
+                                   : std::string("no published record of h100-sxm")) == 0);
   so.runtime = std::nullopt;
   CHECK(speed(*models::load().find("llama-3.1-8b"), *hwdb::load().find("h100-sxm"), PrecisionPlan{}, so).runtime_notes.empty());
   // Text the parser accepts reads back whatever it holds (a fuzz finding: a key with a space, control characters).
@@ -391,12 +395,25 @@ TEST_CASE("a prediction says how many published records of its chip the profile 
   p.bands = {{"decode/hopper", -0.05, 0.01, 0.06, 9}, {"decode/ampere", -0.04, 0.0, 0.05, 8},
              {std::string("decode/") + kUnseenChip, -0.3, 0.05, 0.4, 12}};
   so.runtime = p;
-  CHECK(on("h100-sxm").decode_band->key == "decode/hopper");
-  CHECK(on("a100-80g").decode_band->key == "decode/unseen-chip");
-  CHECK(on("l40s").decode_band->key == "decode/unseen-chip");
+  auto band_key = [&](const char* id) {
+    const auto b = on(id).decode_band;
+    REQUIRE(b);
+    return b->key;
+  };
+  CHECK(band_key("h100-sxm") == "decode/hopper");
+  CHECK(band_key("a100-80g") == "decode/unseen-chip");
+  CHECK(band_key("l40s") == "decode/unseen-chip");
+  // A measured device counts as the card it was matched to.
+  ChipSpec measured = *chips.find("h100-sxm");
+  measured.id = "cuda:0";
+  measured.card_id = "h100-sxm";
+  const SpeedResult dev = speed(m, measured, PrecisionPlan{}, so);
+  CHECK(dev.runtime_records == std::make_pair(int64_t{5}, int64_t{7}));
+  REQUIRE(dev.decode_band);
+  CHECK(dev.decode_band->key == "decode/hopper");
   p.bands.pop_back();  // none: the architecture's band, as before
   so.runtime = p;
-  CHECK(on("a100-80g").decode_band->key == "decode/ampere");
+  CHECK(band_key("a100-80g") == "decode/ampere");
   // A profile that counts nothing (generic, a hand-written card) says nothing.
   so.runtime = generic_profile(false);
   CHECK_FALSE(on("h100-sxm").runtime_records);
@@ -435,7 +452,10 @@ TEST_CASE("runtime cards: a release range places each source's build (vLLM's V1 
   CHECK(early.covers_build("b3215", "2026-01-01"));
   CHECK(early.covers_build("b828e18c7 (7948)", "2024-01-01"));  // a hash: placed by its date
   CHECK(cur.covers_build("b828e18c7 (7948)", "2026"));
-  CHECK(early.covers_build("0.3.4", "2024-05"));  // a dotted number is not of the boundary's kind
+  // A dotted number is not of a tag boundary's kind, nor a tag of a dotted one's: both are placed by their date.
+  CHECK(cur.covers_build("0.3.4", "2025-01-01"));  // by number, {0, 3, 4} < {3216} would have put it before
+  CHECK_FALSE(v1.covers_build("b9000", "2024-01-01"));  // by number, {9000} > {0, 8} would have put it after
+  CHECK(v1.covers_build("b9000", "2025-06-01"));
   CHECK_FALSE(early.covers_build("b4006", "2024-11-01"));
   CHECK(parse_release("b3216").build_tag);
   CHECK(parse_release("b3216").parts == std::vector<int>{3216});
