@@ -560,6 +560,27 @@ struct Toy {
     }
     return validate::fit_with_loso(profiles[1], cases, values, sources);
   }
+  // One more source: tg128 of llama-3.1-8b q4_k_m on `hw` at these prompt lengths, measured at `scale` x the truth.
+  void add_decode_source(const RuntimeProfile& truth, const std::string& hw, const std::vector<int64_t>& prompts, double scale) {
+    const int source = static_cast<int>(data.sources.size());
+    data.sources.push_back({"src" + std::to_string(source) + ".yaml", "u", "t", "w", "2025", "toy-engine", "1"});
+    for (int64_t prompt : prompts) {
+      validate::PublishedRecord r;
+      r.source = source;
+      r.hw = hw;
+      r.model = "llama-3.1-8b";
+      r.weights = "q4_k_m";
+      r.batch = 1;
+      r.prompt_tokens = prompt;
+      r.output_tokens = 128;
+      r.metric = "tg_tok_s";
+      r.value = 1;
+      data.records.push_back(r);
+    }
+    for (const auto& c : validate::build_cases(data, profiles, chips, models).cases)
+      if (data.records[static_cast<size_t>(c.record)].source == source)
+        data.records[static_cast<size_t>(c.record)].value = scale * validate::predict_case(c, truth);
+  }
 };
 }  // namespace
 
@@ -579,23 +600,7 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
   }
   SECTION("an architecture measured twice gets its own adjustment (RDNA3 at half the truth's speed)") {
     Toy toy(truth, {1.0, 1.0, 1.0});
-    toy.data.sources.push_back({"src3.yaml", "u", "t", "w", "2025", "toy-engine", "1"});
-    for (int64_t prompt : {100, 600}) {
-      validate::PublishedRecord r;
-      r.source = 3;
-      r.hw = "rx-7900-xtx";
-      r.model = "llama-3.1-8b";
-      r.weights = "q4_k_m";
-      r.batch = 1;
-      r.prompt_tokens = prompt;
-      r.output_tokens = 128;
-      r.metric = "tg_tok_s";
-      r.value = 1;
-      toy.data.records.push_back(r);
-    }
-    for (const auto& c : validate::build_cases(toy.data, toy.profiles, toy.chips, toy.models).cases)
-      if (toy.data.records[static_cast<size_t>(c.record)].source == 3)
-        toy.data.records[static_cast<size_t>(c.record)].value = 0.5 * validate::predict_case(c, truth);
+    toy.add_decode_source(truth, "rx-7900-xtx", {100, 600}, 0.5);
     const auto fit = toy.fit();
     // Two records are enough for "*/rdna3"; without it the chip took the runtime-wide fraction: +100%.
     CHECK(fit.profile.decode_bandwidth_fraction.count("*/rdna3") == 1);
@@ -609,23 +614,7 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
   }
   SECTION("records on a chip no other source measured make the unseen-chip band (an L4 source at 0.7x the truth)") {
     Toy toy(truth, {1.0, 1.0, 1.0});
-    toy.data.sources.push_back({"src3.yaml", "u", "t", "w", "2025", "toy-engine", "1"});
-    for (int64_t prompt : {100, 300, 600, 900, 1200, 1500}) {
-      validate::PublishedRecord r;
-      r.source = 3;
-      r.hw = "l4";
-      r.model = "llama-3.1-8b";
-      r.weights = "q4_k_m";
-      r.batch = 1;
-      r.prompt_tokens = prompt;
-      r.output_tokens = 128;
-      r.metric = "tg_tok_s";
-      r.value = 1;
-      toy.data.records.push_back(r);
-    }
-    for (const auto& c : validate::build_cases(toy.data, toy.profiles, toy.chips, toy.models).cases)
-      if (toy.data.records[static_cast<size_t>(c.record)].source == 3)
-        toy.data.records[static_cast<size_t>(c.record)].value = 0.7 * validate::predict_case(c, truth);
+    toy.add_decode_source(truth, "l4", {100, 300, 600, 900, 1200, 1500}, 0.7);
     const auto fit = toy.fit();
     const ErrorBand* b = fit.profile.band("decode", kUnseenChip);
     REQUIRE(b != nullptr);
