@@ -380,7 +380,8 @@ TEST_CASE("a prediction says how many published records of its chip the profile 
   so.batches = {1};
   so.runtime = p;
   const auto chips = hwdb::load();
-  const auto& m = *models::load().find("llama-3.1-8b");
+  const auto model_db = models::load();
+  const auto& m = *model_db.find("llama-3.1-8b");
   auto on = [&](const char* id) { return speed(m, *chips.find(id), PrecisionPlan{}, so); };
   const SpeedResult h100 = on("h100-sxm"), a100 = on("a100-80g"), l40s = on("l40s");
   CHECK(h100.runtime_records == std::make_pair(int64_t{5}, int64_t{7}));
