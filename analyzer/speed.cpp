@@ -25,8 +25,12 @@ double spec_speedup(int64_t k, double a, double c) {
 }
 
 std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights) {
+  // A format the chip runs slower than fp32 is skipped: an engine computes in fp32 there instead (GP102's fp16 at
+  // 1/64 of its fp32 rate: llama.cpp runs a Tesla P40's fp16 matmuls and attention in fp32; the card says so). Priced
+  // at the fp16 rate, the P40's prompt processing came out 3-12x too slow (docs/runtime-profiles.md, stop 47).
+  const std::optional<double> fp32 = chip.peak("fp32");
   for (const auto& c : weights.compute)
-    if (chip.peak(c)) return c;
+    if (const auto peak = chip.peak(c); peak && !(c != "fp32" && fp32 && *peak < *fp32)) return c;
   std::string have;
   for (const auto& [k, v] : chip.peak_flops) have += (have.empty() ? "" : ", ") + k;
   throw InputError("chip '" + chip.id + "' has no peak rate for " + weights.name + " compute (tried " +

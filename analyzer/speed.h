@@ -127,7 +127,8 @@ class CalibratedPricer {
 double spec_tokens_per_pass(int64_t k, double a);
 double spec_speedup(int64_t k, double a, double draft_cost_ratio);
 
-// The compute format a chip uses for a weight format (first of the format's preferences it has).
+// The compute format a chip uses for a weight format: the first of the format's preferences that the chip has and
+// runs at least at its fp32 rate.
 std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights);
 
 // All-reduce of `bytes` over n devices with per-direction link bandwidth: 2 (n-1)/n x bytes / bw (ring) + latency x

@@ -256,6 +256,26 @@ TEST_CASE("speed rejects impossible requests") {
   }
 }
 
+TEST_CASE("a format the chip runs slower than fp32 is computed in fp32 (GP102's 1/64-rate fp16)") {
+  // Tesla P40 datasheet: 12 TFLOP/s fp32, 47 TOPS int8 (dp4a); fp16 at 1/64 of fp32 on GP102 (0.18 TFLOP/s).
+  const ChipSpec p40 = test::chip_spec("tesla-p40", "gpu", 24e9, 346e9, {{"fp32", 12e12}, {"fp16", 0.1837e12}, {"int8", 47e12}});
+  CHECK(compute_format_for(p40, find_format("f16")) == "fp32");   // fp16 -> bf16 (absent) -> fp32
+  CHECK(compute_format_for(p40, find_format("bf16")) == "fp32");  // bf16 (absent) -> fp16 (slow) -> fp32
+  CHECK(compute_format_for(p40, find_format("q4_0")) == "int8");  // int8 is 4x fp32: kept
+  // The same chip with fp16 at twice fp32 (a Pascal P100) keeps fp16.
+  ChipSpec p100 = p40;
+  p100.peak_flops["fp16"] = 24e12;
+  CHECK(compute_format_for(p100, find_format("f16")) == "fp16");
+  // speed() reports the rate it prices an f16 model's matmuls and attention at: the fp32 one.
+  PrecisionPlan p;
+  p.weights = "f16";
+  SpeedOptions o;
+  o.prompt_tokens = 512;
+  const SpeedResult r = speed(test::llama31_8b(), p40, p, o);
+  CHECK(r.compute_format == "fp32");
+  CHECK(r.peak_flops == 12e12);
+}
+
 TEST_CASE("prefill and decode energy per token, and their ratio (seed 004: decode 20-35x prefill on one machine)") {
   SpeedOptions o;
   o.batches = {1, 256};
