@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "analyzer/serving.h"
 #include "cli/cli.h"
 #include "cli/common.h"
@@ -17,6 +21,46 @@
 #include "reports/units.h"
 
 namespace rooftop::cli {
+
+namespace {
+
+// The analyzer's clock for a load the engine serves: the file's own tensors, fp32 KV as the engine keeps it, this
+// CPU's calibrated kernel rates (the `rooftop` runtime), the engine's scheduler limits and a page budget of its slots'
+// cache (`kv_capacity` positions per slot).
+struct CpuSimulation {
+  ModelSpec spec;
+  PrecisionPlan plan;
+  bool calibrated = false;
+  std::optional<StepCost> cost;
+  SchedulerPolicy pol;
+
+  SimulationResult run(std::vector<ServingRequest> requests, const engine::ServeLoadOptions& so) const {
+    SimulationOptions sim;
+    sim.concurrency = so.concurrency;
+    // The engine shares no KV between sequences: a trace's shared prefixes are fed in full on both clocks.
+    for (auto& r : requests) r.prefix_id = -1, r.prefix_tokens = 0;
+    return simulate(spec, plan, requests, pol, *cost, sim);
+  }
+};
+
+CpuSimulation cpu_simulation(Context& ctx, const std::string& path, const engine::LlamaModel& model,
+                             const engine::ServeLoadOptions& so, int64_t kv_capacity) {
+  CpuSimulation s;
+  s.spec = models::from_gguf(path);
+  s.plan = models::gguf_precision_plan(model.file, "fp32");
+  const ChipSpec chip = resolve_chip(ctx, "cpu");
+  s.calibrated = !chip.measured.empty();
+  ModelOptions mo;
+  mo.runtime = "rooftop";
+  s.cost.emplace(s.spec, chip, s.plan, *resolve_runtime(mo), 1);
+  s.pol.max_seqs = so.limits.max_seqs;
+  s.pol.token_budget = so.limits.token_budget;
+  s.pol.block_tokens = so.limits.block_tokens;
+  s.pol.kv_budget_bytes = kv_footprint(s.spec, s.plan, s.pol)(kv_capacity) * static_cast<double>(so.limits.max_seqs);
+  return s;
+}
+
+}  // namespace
 
 ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, const std::vector<ServingRequest>& requests,
                                      const engine::ServeLoadOptions& so, int threads) {
@@ -33,27 +77,10 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
   c.measured.mean_batch = c.engine.mean_batch;
   c.measured.preemptions = c.engine.preemptions;
 
-  // The same requests on the analyzer's clock: the file's own tensors, fp32 KV as the engine keeps it, this CPU's
-  // calibrated kernel rates (the `rooftop` runtime), the same scheduler limits and a page budget of the slots' cache.
-  const ModelSpec spec = models::from_gguf(path);
-  const PrecisionPlan plan = models::gguf_precision_plan(model.file, "fp32");
-  const ChipSpec chip = resolve_chip(ctx, "cpu");
-  c.calibrated = !chip.measured.empty();
-  ModelOptions mo;
-  mo.runtime = "rooftop";
-  const RuntimeProfile prof = *resolve_runtime(mo);
-  const StepCost cost(spec, chip, plan, prof, 1);
-  SchedulerPolicy pol;
-  pol.max_seqs = so.limits.max_seqs;
-  pol.token_budget = so.limits.token_budget;
-  pol.block_tokens = so.limits.block_tokens;
-  pol.kv_budget_bytes = kv_footprint(spec, plan, pol)(c.engine.kv_capacity) * static_cast<double>(so.limits.max_seqs);
-  SimulationOptions sim;
-  sim.concurrency = so.concurrency;
-  // The engine shares no KV between sequences: a trace's shared prefixes are fed in full on both clocks.
-  std::vector<ServingRequest> unshared = requests;
-  for (auto& r : unshared) r.prefix_id = -1, r.prefix_tokens = 0;
-  c.simulated = simulate(spec, plan, unshared, pol, cost, sim);
+  // The same requests on the analyzer's clock.
+  const CpuSimulation sim = cpu_simulation(ctx, path, model, so, c.engine.kv_capacity);
+  c.calibrated = sim.calibrated;
+  c.simulated = sim.run(requests, so);
   for (const engine::StepTiming& st : c.engine.step_log) {
     std::vector<StepSlice> slices;
     bool decodes = true;
@@ -62,7 +89,7 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
       decodes = decodes && tokens == 1;
     }
     StepCostCheck& k = decodes ? c.decode_steps : c.mixed_steps;
-    c.priced_s.push_back(cost.seconds(slices));
+    c.priced_s.push_back(sim.cost->seconds(slices));
     ++k.steps;
     k.forward_s += st.forward_s;
     k.priced_s += c.priced_s.back();
@@ -136,17 +163,29 @@ nlohmann::json serving_comparison_json(const ServingComparison& c) {
           {"calibrated", c.calibrated}};
 }
 
+// validate --serving's requests: prompt and output tokens.
+constexpr int64_t kValidateServingPrompt = 64, kValidateServingOutput = 32;
+
 int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t requests, int threads) {
-  // 64-token prompts, 32 tokens out, at most 16 sequences and 512 tokens a step. On this project's 2-core VM the
-  // engine serves about 360-450 tokens/s out at saturation (about 12 requests/s): 2 req/s keeps one or two
-  // sequences in flight, 6 about four, 40 queues.
-  const std::vector<double> rates = {2, 6, 40};
+  // 64-token prompts, 32 tokens out, at most 16 sequences and 512 tokens a step. The three rates are fractions of
+  // what the simulator says this CPU serves at saturation (every request sent at once): 0.15, 0.5 and 3 times it.
+  // Fixed rates are light on one machine and saturating on another: a 2-core AVX-512 Xeon serves about 12 requests/s
+  // of this load, a 2-core AVX2 EPYC about 6, where the 6 req/s of a fixed "medium" rate queued without bound.
   engine::ServeLoadOptions so;
+  const double capacity = [&] {
+    const std::string path = engine::resolve_model("");
+    const engine::LlamaModel model = engine::load_llama(path);
+    const CpuSimulation sim = cpu_simulation(ctx, path, model, so, kValidateServingPrompt + kValidateServingOutput);
+    return sim.run(poisson_requests(requests, 1e6, kValidateServingPrompt, kValidateServingOutput, 1), so).requests_per_s;
+  }();
+  if (!(capacity > 0)) throw InternalError("validate --serving: the simulated capacity is not positive");
+  std::vector<double> rates;
+  for (double f : {0.15, 0.5, 3.0}) rates.push_back(std::stod(fmt::format("{:.2g}", f * capacity)));
   std::vector<ServingComparison> runs;
   std::vector<std::string> loads;
   nlohmann::json j = nlohmann::json::array();
   for (double rate : rates) {
-    const auto reqs = poisson_requests(requests, rate, 64, 32, 1);
+    const auto reqs = poisson_requests(requests, rate, kValidateServingPrompt, kValidateServingOutput, 1);
     runs.push_back(bench_and_simulate(ctx, "", reqs, so, threads));
     loads.push_back(fmt::format("Poisson {} req/s", reports::sig(rate)));
     nlohmann::json r = serving_comparison_json(runs.back());
@@ -154,12 +193,15 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
     j.push_back(r);
   }
   if (out.format == "json") {
-    emit(ctx, out, nlohmann::json{{"model_path", runs.front().model_path}, {"prompt_tokens", 64}, {"output_tokens", 32},
+    emit(ctx, out, nlohmann::json{{"model_path", runs.front().model_path}, {"prompt_tokens", kValidateServingPrompt},
+                                  {"output_tokens", kValidateServingOutput}, {"simulated_capacity_requests_per_s", capacity},
                                   {"max_seqs", so.limits.max_seqs}, {"token_budget", so.limits.token_budget}, {"runs", j}}.dump(2) + "\n");
     return kExitOk;
   }
-  const std::string title = fmt::format("validate --serving: {} requests of 64 + 32 tokens per rate on {}, at most {} sequences "
-                                        "and {} tokens per step", requests, runs.front().model_path, so.limits.max_seqs, so.limits.token_budget);
+  const std::string title = fmt::format("validate --serving: {} requests of {} + {} tokens per rate on {}, at most {} sequences "
+                                        "and {} tokens per step; rates 0.15, 0.5 and 3 x the simulated capacity of {} req/s",
+                                        requests, kValidateServingPrompt, kValidateServingOutput, runs.front().model_path,
+                                        so.limits.max_seqs, so.limits.token_budget, reports::sig(capacity));
   emit(ctx, out, reports::render({serving_comparison_table(title, loads, runs)}, out.format));
   return kExitOk;
 }
