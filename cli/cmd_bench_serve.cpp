@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "analyzer/serving.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/refresh.h"
 #include "cli/serving_bench.h"
 #include "engine/model.h"
 #include "engine/model_path.h"
@@ -43,12 +45,11 @@ struct CpuSimulation {
   }
 };
 
-CpuSimulation cpu_simulation(Context& ctx, const std::string& path, const engine::LlamaModel& model,
+CpuSimulation cpu_simulation(const ChipSpec& chip, const std::string& path, const engine::LlamaModel& model,
                              const engine::ServeLoadOptions& so, int64_t kv_capacity) {
   CpuSimulation s;
   s.spec = models::from_gguf(path);
   s.plan = models::gguf_precision_plan(model.file, "fp32");
-  const ChipSpec chip = resolve_chip(ctx, "cpu");
   s.calibrated = !chip.measured.empty();
   ModelOptions mo;
   mo.runtime = "rooftop";
@@ -63,7 +64,7 @@ CpuSimulation cpu_simulation(Context& ctx, const std::string& path, const engine
 }  // namespace
 
 ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, const std::vector<ServingRequest>& requests,
-                                     const engine::ServeLoadOptions& so, int threads) {
+                                     const engine::ServeLoadOptions& so, int threads, bool refresh) {
   const std::string path = engine::resolve_model(gguf);
   engine::LlamaModel model = engine::load_llama(path);
   model.file.populate();  // weights paged in before the clock starts
@@ -77,8 +78,13 @@ ServingComparison bench_and_simulate(Context& ctx, const std::string& gguf, cons
   c.measured.mean_batch = c.engine.mean_batch;
   c.measured.preemptions = c.engine.preemptions;
 
-  // The same requests on the analyzer's clock.
-  const CpuSimulation sim = cpu_simulation(ctx, path, model, so, c.engine.kv_capacity);
+  // The same requests on the analyzer's clock, with the file's formats re-measured right after the run if asked.
+  ChipSpec chip = resolve_chip(ctx, "cpu");
+  if (refresh && !chip.measured.empty()) {
+    chip = refreshed_for_model(chip, model, threads, c.refresh_note);
+    c.refreshed = c.refresh_note.empty();
+  }
+  const CpuSimulation sim = cpu_simulation(chip, path, model, so, c.engine.kv_capacity);
   c.calibrated = sim.calibrated;
   c.simulated = sim.run(requests, so);
   for (const engine::StepTiming& st : c.engine.step_log) {
@@ -166,7 +172,7 @@ nlohmann::json serving_comparison_json(const ServingComparison& c) {
 // validate --serving's requests: prompt and output tokens.
 constexpr int64_t kValidateServingPrompt = 64, kValidateServingOutput = 32;
 
-int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t requests, int threads) {
+int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t requests, int threads, bool refresh) {
   // 64-token prompts, 32 tokens out, at most 16 sequences and 512 tokens a step. The three rates are fractions of
   // what the simulator says this CPU serves at saturation (every request sent at once): 0.15, 0.5 and 3 times it.
   // Fixed rates are light on one machine and saturating on another: a 2-core AVX-512 Xeon serves about 12 requests/s
@@ -175,7 +181,7 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
   const double capacity = [&] {
     const std::string path = engine::resolve_model("");
     const engine::LlamaModel model = engine::load_llama(path);
-    const CpuSimulation sim = cpu_simulation(ctx, path, model, so, kValidateServingPrompt + kValidateServingOutput);
+    const CpuSimulation sim = cpu_simulation(resolve_chip(ctx, "cpu"), path, model, so, kValidateServingPrompt + kValidateServingOutput);
     return sim.run(poisson_requests(requests, 1e6, kValidateServingPrompt, kValidateServingOutput, 1), so).requests_per_s;
   }();
   if (!(capacity > 0)) throw InternalError("validate --serving: the simulated capacity is not positive");
@@ -186,10 +192,11 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
   nlohmann::json j = nlohmann::json::array();
   for (double rate : rates) {
     const auto reqs = poisson_requests(requests, rate, kValidateServingPrompt, kValidateServingOutput, 1);
-    runs.push_back(bench_and_simulate(ctx, "", reqs, so, threads));
+    runs.push_back(bench_and_simulate(ctx, "", reqs, so, threads, refresh));
     loads.push_back(fmt::format("Poisson {} req/s", reports::sig(rate)));
     nlohmann::json r = serving_comparison_json(runs.back());
     r["rate"] = rate;
+    r["refreshed"] = runs.back().refreshed;
     j.push_back(r);
   }
   if (out.format == "json") {
@@ -202,7 +209,15 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
                                         "and {} tokens per step; rates 0.15, 0.5 and 3 x the simulated capacity of {} req/s",
                                         requests, kValidateServingPrompt, kValidateServingOutput, runs.front().model_path,
                                         so.limits.max_seqs, so.limits.token_budget, reports::sig(capacity));
-  emit(ctx, out, reports::render({serving_comparison_table(title, loads, runs)}, out.format));
+  reports::Table t = serving_comparison_table(title, loads, runs);
+  for (size_t i = 0; refresh && i < runs.size(); ++i) {
+    if (runs[i].refreshed) continue;
+    t.footnotes.push_back(fmt::format("{}: simulated on the stored calibration{}", loads[i],
+                                      runs[i].refresh_note.empty() ? std::string() : " (re-measured figures rejected: " + runs[i].refresh_note + ")"));
+  }
+  if (refresh && std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r.refreshed; }))
+    t.footnotes.push_back("each rate simulated on this CPU's figures for the file's formats re-measured right after its run (--refresh)");
+  emit(ctx, out, reports::render({t}, out.format));
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/refresh.h"
 #include "hwdb/hwdb.h"
 #include "base/limits.h"
 #include "analyzer/speed.h"
@@ -18,8 +19,6 @@
 #include "engine/run_record.h"
 #include "kernels/cpu/thread_pool.h"
 #include "hwdb/calibration.h"
-#include "microbench/calibrate.h"
-#include "microbench/calibration_record.h"
 #include "microbench/validate_file.h"
 #include "base/process.h"
 #include "models/models.h"
@@ -322,24 +321,11 @@ void register_run(CLI::App& app, Context& ctx) {
       const ChipSpec chip = resolve_chip(ctx, "cpu");
       r.predicted = predict(chip, model, path, r, baseline);
       if (o->refresh) {
-        // The formats the prediction reads, re-measured as `rooftop validate` does before each format's points.
-        microbench::CalibrateOptions copt;
-        copt.threads = o->threads;
-        copt.refresh_prefill = true;
-        auto add = [&](kernels::WeightFormat f) {
-          auto& fs = copt.refresh_formats;
-          if (std::find(fs.begin(), fs.end(), f) == fs.end()) fs.push_back(f);
-        };
-        add(model.token_embd.format);
-        add(model.output.format);
-        for (const auto& l : model.layers)
-          for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) add(w->format);
         if (chip.measured.empty()) {
           r.refresh_note = "this CPU is not calibrated (run rooftop calibrate): nothing to refresh";
         } else {
-          const microbench::CalibrationRecord rec = microbench::run_calibration(copt);
           std::string why;
-          const ChipSpec now = hwdb::apply_calibration(chip, microbench::calibration_json(rec), &why);
+          const ChipSpec now = refreshed_for_model(chip, model, o->threads, why);
           if (why.empty()) r.predicted_refreshed = predict(now, model, path, r, baseline);
           else r.refresh_note = "re-measured figures rejected (" + why + ")";
         }

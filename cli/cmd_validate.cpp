@@ -54,7 +54,7 @@ void register_validate(CLI::App& app, Context& ctx) {
     double max_memory_bytes = 0;
     std::string hw = "cpu";
     std::string device = "cpu";
-    bool no_calibrate = false;
+    bool no_calibrate = false, refresh = false;
     bool published = false, serving = false;
     int64_t requests = 200;
     PublishedOptions pub;
@@ -84,18 +84,23 @@ void register_validate(CLI::App& app, Context& ctx) {
   cmd->add_flag("--held-out", o->pub.only_dirs,
                 "with --published-dir: compare only those sources (not fitted on), predicted by the fitted profiles");
   cmd->add_flag("--serving", o->serving,
-                "serve SmolLM2-135M with the engine at a light, a medium and a saturating Poisson rate and set the simulator's "
-                "percentiles beside the measured ones (--quick: 20 requests per rate)");
+                "serve SmolLM2-135M with the engine at 0.15, 0.5 and 3 x this CPU's simulated capacity (Poisson) and set the "
+                "simulator's percentiles beside the measured ones (--quick: 20 requests per rate)");
+  cmd->add_flag("--refresh", o->refresh,
+                "with --serving: simulate each rate on the file's formats re-measured right after its run (about 6 s each) "
+                "instead of the stored calibration");
   cmd->add_option("--requests", o->requests, "with --serving: requests per rate")->capture_default_str()->check(in_range(1, 100000));
   add_output_options(*cmd, o->out, {"table", "json", "md", "html"});
   cmd->callback([&ctx, o, cmd] {
     ctx.action = [&ctx, o, cmd] {
       if (cmd->count("--requests") && !o->serving) throw InputError("--requests goes with --serving (rooftop validate --serving --requests 200)");
+      if (o->refresh && !o->serving) throw InputError("--refresh goes with --serving (rooftop validate --serving --refresh)");
       if (o->serving) {
         if (o->published) throw InputError("--serving and --published are two validations; run them one at a time");
         if (o->out.format == "html") throw InputError("validate --serving writes table, json or md; html is for the sweep");
         check_threads(o->threads);
-        return run_validate_serving(ctx, o->out, o->quick ? std::min<int64_t>(o->requests, 20) : o->requests, o->threads);
+        return run_validate_serving(ctx, o->out, o->quick ? std::min<int64_t>(o->requests, 20) : o->requests, o->threads,
+                                    o->refresh);
       }
       if (o->published) {
         o->pub.out = o->out;

@@ -506,6 +506,7 @@ TEST_CASE("bench-serve: the engine serves a load with the simulator's scheduler;
            {"bench-serve", "--rate", "2", "--prompt-tokens", "9000"},               // past the model's context
            {"bench-serve", "--trace", (dir / "unsorted.csv").string()},
            {"validate", "--requests", "5"},                                          // --requests without --serving
+           {"validate", "--refresh"},                                                // --refresh without --serving
        }) {
     auto r = cli(args);
     INFO(args[1]);
