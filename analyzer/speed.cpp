@@ -29,8 +29,13 @@ std::string compute_format_for(const ChipSpec& chip, const NumberFormat& weights
   // 1/64 of its fp32 rate: llama.cpp runs a Tesla P40's fp16 matmuls and attention in fp32; the card says so). Priced
   // at the fp16 rate, the P40's prompt processing came out 3-12x too slow (docs/runtime-profiles.md, stop 47).
   const std::optional<double> fp32 = chip.peak("fp32");
-  for (const auto& c : weights.compute)
-    if (const auto peak = chip.peak(c); peak && !(c != "fp32" && fp32 && *peak < *fp32)) return c;
+  bool slow = false;
+  for (const auto& c : weights.compute) {
+    const auto peak = chip.peak(c);
+    if (peak && c != "fp32" && fp32 && *peak < *fp32) slow = true;
+    else if (peak) return c;
+  }
+  if (slow) return "fp32";  // a list without fp32 (mxfp4: fp4, bf16, fp16) on a chip whose only match is slow
   std::string have;
   for (const auto& [k, v] : chip.peak_flops) have += (have.empty() ? "" : ", ") + k;
   throw InputError("chip '" + chip.id + "' has no peak rate for " + weights.name + " compute (tried " +

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -182,9 +183,11 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
     const std::string path = engine::resolve_model("");
     const engine::LlamaModel model = engine::load_llama(path);
     const CpuSimulation sim = cpu_simulation(resolve_chip(ctx, "cpu"), path, model, so, kValidateServingPrompt + kValidateServingOutput);
-    return sim.run(poisson_requests(requests, 1e6, kValidateServingPrompt, kValidateServingOutput, 1), so).requests_per_s;
+    // Enough requests that the burst's ramp and tail are small beside its saturated steps, whatever --requests says.
+    const int64_t n = std::max<int64_t>(requests, 10 * so.limits.max_seqs);
+    return sim.run(poisson_requests(n, 1e6, kValidateServingPrompt, kValidateServingOutput, 1), so).requests_per_s;
   }();
-  if (!(capacity > 0)) throw InternalError("validate --serving: the simulated capacity is not positive");
+  if (!(std::isfinite(capacity) && capacity > 0)) throw InternalError("validate --serving: the simulated capacity is not a positive number");
   std::vector<double> rates;
   for (double f : {0.15, 0.5, 3.0}) rates.push_back(std::stod(fmt::format("{:.2g}", f * capacity)));
   std::vector<ServingComparison> runs;
@@ -197,6 +200,7 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
     nlohmann::json r = serving_comparison_json(runs.back());
     r["rate"] = rate;
     r["refreshed"] = runs.back().refreshed;
+    if (!runs.back().refresh_note.empty()) r["refresh_note"] = runs.back().refresh_note;
     j.push_back(r);
   }
   if (out.format == "json") {
@@ -211,7 +215,7 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
                                         so.limits.max_seqs, so.limits.token_budget, reports::sig(capacity));
   reports::Table t = serving_comparison_table(title, loads, runs);
   for (size_t i = 0; refresh && i < runs.size(); ++i) {
-    if (runs[i].refreshed) continue;
+    if (runs[i].refreshed || !runs[i].calibrated) continue;  // uncalibrated: the table's own footnote says so
     t.footnotes.push_back(fmt::format("{}: simulated on the stored calibration{}", loads[i],
                                       runs[i].refresh_note.empty() ? std::string() : " (re-measured figures rejected: " + runs[i].refresh_note + ")"));
   }

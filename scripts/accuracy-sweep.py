@@ -21,10 +21,14 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(cmd):
+def run(cmd, fatal=True):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.strip()}")
+        msg = f"failed ({p.returncode}): {' '.join(cmd[:4])} ...: {p.stderr.strip()}"
+        if fatal:
+            sys.exit(msg)
+        print(msg, file=sys.stderr, flush=True)
+        return None
     return p.stdout
 
 
@@ -43,6 +47,8 @@ def main():
     a = ap.parse_args()
 
     os.makedirs(a.dir, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    prompts = [int(x) for x in a.prompts.split(",") if x.strip()]
     files = list(a.file)
     for shape in filter(None, a.shapes.split(",")):
         for fmt in filter(None, a.formats.split(",")):
@@ -54,15 +60,22 @@ def main():
     # Token ids 100..: ordinary vocabulary entries of every shipped tokenizer (none is a stop token).
     rows, runs = [], []
     for path in files:
-        for n in [int(x) for x in a.prompts.split(",")]:
+        for n in prompts:
             ids = ",".join(str(100 + (i * 37) % 20000) for i in range(n))
             got = []
             for _ in range(a.reps):
                 cmd = [a.rooftop, "run", "--gguf", path, "--prompt-ids", ids, "-n", str(a.steps), "--ignore-eos",
                        "--format", "json"] + (["--refresh"] if a.refresh else [])
-                j = json.loads(run(cmd))
+                out = run(cmd, fatal=False)  # a failed run is reported and skipped; the sweep goes on
+                if out is None:
+                    continue
+                j = json.loads(out)
+                if j.get("refresh_note"):
+                    print(f"{os.path.basename(path)} {n}: refresh: {j['refresh_note']}", file=sys.stderr, flush=True)
                 got.append(j)
                 runs.append({"file": path, "prompt": n, "run": j})
+            if not got or not all(j["ttft_s"] > 0 and j["tpot_s"] > 0 for j in got):
+                continue
             ttft = statistics.median(j["ttft_s"] for j in got)
             tpot = statistics.median(j["tpot_s"] for j in got)
             row = {"file": os.path.basename(path), "prompt": n, "ttft_s": ttft, "tpot_s": tpot}

@@ -262,6 +262,7 @@ TEST_CASE("a format the chip runs slower than fp32 is computed in fp32 (GP102's 
   CHECK(compute_format_for(p40, find_format("f16")) == "fp32");   // fp16 -> bf16 (absent) -> fp32
   CHECK(compute_format_for(p40, find_format("bf16")) == "fp32");  // bf16 (absent) -> fp16 (slow) -> fp32
   CHECK(compute_format_for(p40, find_format("q4_0")) == "int8");  // int8 is 4x fp32: kept
+  CHECK(compute_format_for(p40, find_format("mxfp4")) == "fp32");  // fp4, bf16 absent; fp16 slow; fp32 not listed
   // The same chip with fp16 at twice fp32 (a Pascal P100) keeps fp16.
   ChipSpec p100 = p40;
   p100.peak_flops["fp16"] = 24e12;
