@@ -110,9 +110,11 @@ double kv_bytes(const ModelSpec& m, const NumberFormat& kv, int64_t context, int
 }
 
 double activation_bytes(const ModelSpec& m, int64_t tokens_in_flight, int64_t batch, double bytes_per_value) {
-  // Live at once inside one layer, per token: residual, normed input, attention output and the
-  // residual update (4 x hidden), q and the attention result (2 x heads x head_dim), the FFN's gate
-  // and up intermediates (2 x width). FlashAttention-style kernels never hold the score matrix.
+  // Live at once inside one layer, per token: the residual, the normed input and the projection back to
+  // the residual (3 x hidden); q, k and v before they go to the cache (heads x head_dim + 2 x kv_heads x
+  // head_dim) and the attention result (heads x head_dim); the FFN's gate and up intermediates (2 x width,
+  // the activation written over the gate). FlashAttention-style kernels never hold the score matrix. This
+  // is the engine's own set of buffers (engine/forward.cpp, Forward::pass).
   double ffn_width = static_cast<double>(m.ffn);
   if (m.moe) {
     const auto& e = *m.moe;
@@ -122,7 +124,8 @@ double activation_bytes(const ModelSpec& m, int64_t tokens_in_flight, int64_t ba
   }
   const double qdim = m.mla ? static_cast<double>(m.heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim))
                             : static_cast<double>(m.heads * m.head_dim);
-  const double per_token = 4.0 * static_cast<double>(m.hidden) + 2.0 * qdim + 2.0 * ffn_width;
+  const double kvdim = static_cast<double>(kv_elements_per_token_layer(m));  // k and v (MLA: its latent)
+  const double per_token = 3.0 * static_cast<double>(m.hidden) + 2.0 * qdim + kvdim + 2.0 * ffn_width;
   return static_cast<double>(tokens_in_flight) * per_token * bytes_per_value +
          static_cast<double>(batch) * static_cast<double>(m.vocab) * 4.0;  // fp32 logits of the batch
 }

@@ -25,7 +25,8 @@ void add_output_options(CLI::App& cmd, OutputOptions& o, const std::vector<std::
 CLI::Validator in_range(double lo, double hi) {
   auto show = [](double v) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
+    if (v == std::floor(v) && std::fabs(v) < 1e16) std::snprintf(buf, sizeof buf, "%.0f", v);  // whole numbers in full
+    else std::snprintf(buf, sizeof buf, "%.10g", v);
     return std::string(buf);
   };
   const std::string range = show(lo) + " to " + show(hi);
@@ -40,6 +41,14 @@ CLI::Validator in_range(double lo, double hi) {
         return "";
       },
       "NUMBER in [" + range + "]");
+}
+
+CLI::Option* add_seed_option(CLI::App& cmd, uint64_t& seed, const std::string& help) {
+  return cmd.add_option("--seed", seed, help)->capture_default_str()->check(in_range(0, 9007199254740991.0));
+}
+
+CLI::Option* add_seed_option(CLI::App& cmd, uint32_t& seed, const std::string& help) {
+  return cmd.add_option("--seed", seed, help)->capture_default_str()->check(in_range(0, 4294967295.0));
 }
 
 void emit(Context& ctx, const OutputOptions& o, const std::string& text) {

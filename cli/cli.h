@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -27,6 +28,11 @@ struct Context {
 // infinities and values outside [lo, hi] are bad input at parse time ("--acceptance: 1.5 is out of
 // range; expected 0 to 1"). Every numeric option of every command declares one.
 CLI::Validator in_range(double lo, double hi);
+
+// --seed: a whole number from 0 to max (2^53 - 1 by default, where every integer is exact in the range check's
+// double; 2^32 - 1 for a 32-bit seed). "-1", "", "1.5" and overflowing text are bad input, not a wrapped seed.
+CLI::Option* add_seed_option(CLI::App& cmd, uint64_t& seed, const std::string& help);
+CLI::Option* add_seed_option(CLI::App& cmd, uint32_t& seed, const std::string& help);
 
 // Output options that most commands share.
 struct OutputOptions {

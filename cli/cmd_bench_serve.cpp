@@ -249,7 +249,7 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
   cmd->add_option("--requests", o->requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, 100000));
   cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, 32768));
   cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, 32768));
-  cmd->add_option("--seed", o->seed, "random seed of the arrivals and the prompts' token ids")->capture_default_str();
+  add_seed_option(*cmd, o->seed, "random seed of the arrivals and the prompts' token ids");
   cmd->add_option("--max-seqs", o->so.limits.max_seqs, "sequences per step (and KV slots)")->capture_default_str()->check(in_range(1, 1024));
   cmd->add_option("--token-budget", o->so.limits.token_budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 65536));
   cmd->add_option("--block-tokens", o->so.limits.block_tokens, "KV page size in tokens (the scheduler's booking)")->capture_default_str()->check(in_range(1, 4096));

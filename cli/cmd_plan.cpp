@@ -78,7 +78,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   cmd->add_option("--prefill-chunk", o->chunks, "prefill chunks (tokens per step) to try, a list (default: the runtime's, 512, 2048)");
   cmd->add_flag("--no-disaggregation", o->no_disaggregation, "do not search separate prefill and decode pools");
   cmd->add_option("--requests", o->p.requests, "requests simulated per check")->capture_default_str()->check(in_range(10, 100000));
-  cmd->add_option("--seed", o->p.seed, "random seed of the arrivals")->capture_default_str();
+  add_seed_option(*cmd, o->p.seed, "random seed of the arrivals");
   add_output_options(*cmd, o->out);
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {

@@ -255,7 +255,7 @@ void register_run(CLI::App& app, Context& ctx) {
   cmd->add_option("--temperature", o->s.temperature, "0 = greedy")->capture_default_str()->check(in_range(0, 100));
   cmd->add_option("--top-k", o->s.top_k, "keep the k likeliest tokens (0 = all)")->capture_default_str()->check(in_range(0, double(limits::kVocab)));
   cmd->add_option("--top-p", o->s.top_p, "keep the smallest set reaching probability p")->capture_default_str()->check(in_range(1e-6, 1));
-  cmd->add_option("--seed", o->s.seed, "random seed for sampling")->capture_default_str();
+  add_seed_option(*cmd, o->s.seed, "random seed for sampling");
   cmd->add_option("--show-logits", o->show_logits, "print the N likeliest next tokens at each step")->capture_default_str()->check(in_range(0, 1000));
   cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
   cmd->add_option("--context", o->context, "KV cache capacity in tokens (0 = prompt + n)")->check(in_range(0, double(limits::kContext)));

@@ -125,7 +125,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
   cmd->add_option("--requests", o->requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, 1e6));
   cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
-  cmd->add_option("--seed", o->seed, "random seed of the arrivals")->capture_default_str();
+  add_seed_option(*cmd, o->seed, "random seed of the arrivals");
   cmd->add_option("--tp", o->tp, "tensor-parallel devices")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
   cmd->add_option("--max-seqs", o->max_seqs, "sequences per step (default: the runtime's server default on the chip)")->check(in_range(1, 1e6));
   cmd->add_option("--token-budget", o->budget, "tokens per step, decodes and prefill chunks together (default: the runtime's server default on the chip, else 8192)")->check(in_range(1, 1e7));

@@ -28,7 +28,7 @@ void register_synth(CLI::App& app, Context& ctx) {
   cmd->add_option("--tokenizer", o->tokenizer, "GGUF whose tokenizer (and vocabulary size) the file gets (default: the "
                                                "SmolLM2-135M file fetched by scripts/setup.sh)");
   cmd->add_option("--context", o->context, "trained context the file states")->capture_default_str()->check(in_range(16, 1 << 20));
-  cmd->add_option("--seed", o->seed, "random seed of the weights")->capture_default_str();
+  add_seed_option(*cmd, o->seed, "random seed of the weights");
   cmd->add_option("-o,--output", o->output, "the .gguf file to write")->required();
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {

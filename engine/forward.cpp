@@ -174,7 +174,7 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
     if (int64_t(v.size()) < size) v.resize(size_t(size));
   };
   grow(x_, n * D); grow(xn_, n * D); grow(q_, n * qd); grow(k_, n * kvd); grow(v_, n * kvd);
-  grow(att_, n * qd); grow(o_, n * D); grow(g_, n * F); grow(u_, n * F); grow(h_, n * F);
+  grow(att_, n * qd); grow(o_, n * D); grow(g_, n * F); grow(u_, n * F);  // the activation goes into g_ in place
   // Each row's sequence slot and position.
   std::vector<int64_t> row_seq(static_cast<size_t>(n)), row_pos(static_cast<size_t>(n));
   for (size_t s = 0; s < slices.size(); ++s)
@@ -247,9 +247,9 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
     matmul(w.gate, cspan(xn_, n * D), n, span(g_, n * F));  // g (n, F)
     matmul(w.up, cspan(xn_, n * D), n, span(u_, n * F));    // u (n, F)
     lap(&PassStages::ffn);
-    activate(cspan(g_, n * F), cspan(u_, n * F), span(h_, n * F));
+    activate(cspan(g_, n * F), cspan(u_, n * F), span(g_, n * F));  // in place: no third (n, F) buffer
     lap(&PassStages::small_ops);
-    matmul(w.down, cspan(h_, n * F), n, span(o_, n * D));  // (n, D)
+    matmul(w.down, cspan(g_, n * F), n, span(o_, n * D));  // (n, D)
     lap(&PassStages::ffn);
     residual(w.post_ffn_norm, o_.data(), n);
     lap(&PassStages::small_ops);

@@ -81,7 +81,7 @@ class Forward {
   void position(int64_t l, float* q, float* k, int64_t pos) const;
   void attend(const KvCache& cache, int64_t l, const float* q, int64_t pos, float* out);
   void residual(std::span<const float> post_norm, float* out, int64_t n);
-  void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;
+  void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;  // h may be g
   void per_token(int64_t n, const std::function<void(int64_t)>& fn) const;
   void batch_by_format(std::span<const kernels::GemvBatchTarget> targets, std::span<const float> X, int64_t n) const;
   void matmul(const kernels::WeightView& W, std::span<const float> X, int64_t n, std::span<float> Y) const;

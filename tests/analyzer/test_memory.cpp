@@ -175,3 +175,14 @@ TEST_CASE("KV passes the weights later when most layers keep a window") {
   auto l = fit(test::llama31_8b(), c, PrecisionPlan{}, o);
   CHECK(l.kv_equals_weights_at_tokens == Approx(l.weights.total / 131072.0));
 }
+
+TEST_CASE("activations: the engine's per-token buffers of one layer, and the logits of the batch") {
+  auto m = test::smollm2_135m();
+  // SmolLM2-135M, 512 prompt tokens in flight in fp32 (engine/forward.cpp's prefill buffers): x, xn and o
+  // 3 x 576; q and the attention result 2 x 9 x 64 = 1152; k and v 2 x 3 x 64 = 384; gate and up 2 x 1536
+  // (the activation written over the gate): 6,336 values = 25,344 bytes a token, 12,976,128 for 512 tokens;
+  // plus one row of fp32 logits, 49,152 x 4 = 196,608. Total 13,172,736.
+  CHECK(activation_bytes(m, 512, 1, 4.0) == 13172736.0);
+  // Twice the tokens, twice the per-token part; a batch of 4 holds 4 rows of logits.
+  CHECK(activation_bytes(m, 1024, 4, 4.0) == 2 * 12976128.0 + 4 * 196608.0);
+}

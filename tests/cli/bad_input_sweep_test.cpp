@@ -228,6 +228,16 @@ TEST_CASE("bad-input sweep: values that are out of range are refused, not replac
            {"report", "-m", "llama-3.1-8b,qwen2.5-7b,mixtral-8x7b", "--hw", "h100-sxm,h200,rtx-4090,a100-80g,l40s",
             "-p", "bf16,fp8,int4,q4_0,q8_0", "--interactive", "--format", "html"},  // 75 combinations: too large a page
            {"run", "-p", "hi", "-n", "9223372036854775807"},
+           // seeds: each of these ran before with a wrapped or defaulted seed (-1 as 18446744073709551615, "" as 0,
+           // -9223372036854775809 as 9223372036854775807)
+           {"simulate", "-m", "llama-3.1-8b", "--rate", "1", "--seed", "-1"},
+           {"simulate", "-m", "llama-3.1-8b", "--rate", "1", "--seed", ""},
+           {"simulate", "-m", "llama-3.1-8b", "--rate", "1", "--seed", "-9223372036854775809"},
+           {"simulate", "-m", "llama-3.1-8b", "--rate", "1", "--seed", "1.5"},
+           {"plan", "-m", "llama-3.1-8b", "--rate", "5", "--seed", "18446744073709551616"},
+           {"bench-serve", "--rate", "1", "--seed", "-1"},
+           {"synth", "--model", "smollm2-135m", "--format", "q4_0", "-o", "/tmp/rooftop-never-written.gguf", "--seed", "4294967296"},
+           {"run", "-p", "hi", "--seed", "-1"},
            {"run", "-p", "hi", "--context", "100000000"},
        }) {
     if (args[0] == "run" && !have_model()) continue;
