@@ -81,6 +81,9 @@ struct CalibratedRates {
   // Figures measured and shown but not priced by the analyzer: cache levels, STREAM, one-thread bandwidth, each
   // kernel run at its own shape or token count, fractions of a ceiling, GPU power. Keys as in the file.
   std::map<std::string, double> reported;
+  // When the figures were measured (the calibration file's "date", UTC, ISO 8601; "" for none): the age a
+  // prediction from them states, since a shared VM's speed moves over hours.
+  std::string measured_at;
 
   // File `value` under `key`. False (nothing changed) when the key is not of the grammar above, names a format
   // the analyzer does not know, or the value is negative, not finite, or 0 for a rate (0 is a fixed cost's value).

@@ -10,6 +10,7 @@
 #include "cli/common.h"
 #include "cli/refresh.h"
 #include "hwdb/hwdb.h"
+#include "base/clock.h"
 #include "base/limits.h"
 #include "analyzer/speed.h"
 #include "analyzer/errors.h"
@@ -140,6 +141,10 @@ nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok
   if (r.predicted) j["predicted"] = prediction(*r.predicted);
   if (r.predicted_refreshed) j["predicted_refreshed"] = prediction(*r.predicted_refreshed);
   if (!r.refresh_note.empty()) j["refresh_note"] = r.refresh_note;
+  if (!r.calibration_measured_at.empty()) {
+    j["calibration_measured_at"] = r.calibration_measured_at;
+    if (r.calibration_age_s) j["calibration_age_s"] = *r.calibration_age_s;
+  }
   return j;
 }
 
@@ -198,6 +203,10 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok, 
       s += fmt::format("{:<22}{:>12} {:>12.2f} / {:.3f}  (TTFT ms / TPOT ms from the file's formats re-measured just now)\n",
                        "predicted, refreshed", "", r.predicted_refreshed->ttft_s * 1e3, r.predicted_refreshed->tpot_s * 1e3);
     if (!r.refresh_note.empty()) s += "refresh: " + r.refresh_note + "\n";
+    if (!r.calibration_measured_at.empty())
+      s += fmt::format("{:<22}measured {}{} (a shared VM's speed moves by 20-40% over hours; --refresh re-measures "
+                       "the file's formats now)\n", "calibration", r.calibration_measured_at,
+                       r.calibration_age_s ? ", " + age_text(*r.calibration_age_s) + " before this run" : std::string());
     if (r.peak_resident_bytes > 0)
       s += fmt::format("{:<22}{:>12.1f} {:>12.1f}  (fit: weights {:.1f} + KV {:.1f} for {} positions + activations "
                        "{:.1f} + the runtime before the weights were read {:.1f})\n",
@@ -320,6 +329,8 @@ void register_run(CLI::App& app, Context& ctx) {
       r.peak_resident_bytes = resident_memory().value_or(ResidentMemory{}).peak_bytes;
       const ChipSpec chip = resolve_chip(ctx, "cpu");
       r.predicted = predict(chip, model, path, r, baseline);
+      r.calibration_measured_at = chip.measured.measured_at;
+      if (!r.calibration_measured_at.empty()) r.calibration_age_s = seconds_since_utc(r.calibration_measured_at);
       if (o->refresh) {
         if (chip.measured.empty()) {
           r.refresh_note = "this CPU is not calibrated (run rooftop calibrate): nothing to refresh";

@@ -63,6 +63,10 @@ struct RunRecord {
   // (the machine's speed now rather than at calibration time), and why it is absent when the refresh was refused.
   std::optional<RunPrediction> predicted_refreshed;
   std::string refresh_note;
+  // The calibration `predicted` comes from: its UTC time and its age at the end of the run ("" / nullopt when the
+  // CPU is not calibrated).
+  std::string calibration_measured_at;
+  std::optional<double> calibration_age_s;
 };
 
 }  // namespace rooftop::engine

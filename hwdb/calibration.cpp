@@ -32,6 +32,7 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
   if (theirs != fingerprint)
     throw Rejected{"written on another machine (fingerprint '" + theirs + "', this machine '" + fingerprint + "')"};
   const std::string measured = measured_on(j);
+  c.measured.measured_at = text(j, "date", "");
 
   auto set = [&](const std::string& key, double v) { measured_figure(c, key, v, measured); };
   c.memory_bandwidth_bytes_per_s = number(j, "memory_bandwidth_bytes_per_s", "", true);

@@ -90,10 +90,12 @@ def main():
             rows.append(row)
             p = row.get("predicted", {})
             r = row.get("predicted_refreshed", {})
+            refreshed = lambda key: f" (refreshed {r[key]:+7.1%})" if key in r else ""  # only with --refresh
+            age = got[0].get("calibration_age_s")
             print(f"{row['file']:32s} {n:5d}  TTFT {ttft*1e3:9.1f} ms {p.get('ttft', float('nan')):+7.1%}"
-                  f" (refreshed {r.get('ttft', float('nan')):+7.1%})  TPOT {tpot*1e3:7.2f} ms"
-                  f" {p.get('tpot', float('nan')):+7.1%} (refreshed {r.get('tpot', float('nan')):+7.1%})"
-                  f"  memory {row.get('memory', float('nan')):+6.1%}", flush=True)
+                  f"{refreshed('ttft')}  TPOT {tpot*1e3:7.2f} ms {p.get('tpot', float('nan')):+7.1%}{refreshed('tpot')}"
+                  f"  memory {row.get('memory', float('nan')):+6.1%}"
+                  + (f"  (calibration {age / 60:.0f} min old)" if age is not None else ""), flush=True)
 
     with open(a.out, "w") as f:
         json.dump({"rows": rows, "runs": runs}, f)

@@ -68,6 +68,8 @@ TEST_CASE("a valid calibration file changes figures and provenance", "[hwdb][cal
   CHECK(why.empty());
   CHECK(c.memory_bandwidth_bytes_per_s == f.bw);
   CHECK(c.provenance.at("memory_bandwidth_bytes_per_s") == "measured 2026-11-29");
+  CHECK(c.measured.measured_at == "2026-11-29T13:00:00Z");  // the time whose age `rooftop run` states
+  CHECK(cpu.measured.measured_at.empty());
   CHECK(*c.peak("fp32") == f.fp32);
   CHECK(*c.peak("bf16") == f.bf16);
   CHECK(c.provenance.at("peak_flops.fp32") == "measured 2026-11-29");
