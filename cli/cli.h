@@ -29,8 +29,9 @@ struct Context {
 // range; expected 0 to 1"). Every numeric option of every command declares one.
 CLI::Validator in_range(double lo, double hi);
 
-// --seed: a whole number from 0 to max (2^53 - 1 by default, where every integer is exact in the range check's
-// double; 2^32 - 1 for a 32-bit seed). "-1", "", "1.5" and overflowing text are bad input, not a wrapped seed.
+// --seed: a whole number from 0 to 2^53 - 1 (the largest range in which the range check's double holds every
+// integer exactly), or to 2^32 - 1 for a 32-bit seed. "-1", "", "1.5" and overflowing text are bad input, not a
+// wrapped or defaulted seed.
 CLI::Option* add_seed_option(CLI::App& cmd, uint64_t& seed, const std::string& help);
 CLI::Option* add_seed_option(CLI::App& cmd, uint32_t& seed, const std::string& help);
 
