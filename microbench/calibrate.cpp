@@ -348,7 +348,7 @@ CalibrationRecord run_calibration(const CalibrateOptions& opt, const Progress& p
       if (const int64_t n = kernels::gemm_min_tokens(f, k); n != last) steps[k] = last = n;
   }
   std::vector<F> gemm_formats = {F::f32, F::q8_0, F::q4_1};
-  if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q4_k, F::q5_k, F::q6_k};
+  if (!q) gemm_formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q5_1, F::q4_k, F::q5_k, F::q6_k};
   if (refresh) gemm_formats = opt.refresh_prefill ? opt.refresh_formats : std::vector<F>{};
   for (const MatrixShape* sp : {&llama8b_ffn(), &smollm2_ffn()}) {
     if (refresh && gemm_formats.empty()) break;

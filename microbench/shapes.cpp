@@ -39,7 +39,7 @@ AttentionShape llama8b_attention(int64_t t) { return {"llama-3.1-8b", 32, 8, 128
 
 const std::vector<kernels::WeightFormat>& all_formats() {
   using F = kernels::WeightFormat;
-  static const std::vector<F> formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q4_k, F::q5_k, F::q6_k};
+  static const std::vector<F> formats = {F::f32, F::f16, F::bf16, F::q8_0, F::q4_0, F::q4_1, F::q5_0, F::q5_1, F::q4_k, F::q5_k, F::q6_k};
   return formats;
 }
 
