@@ -204,7 +204,7 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok, 
                        "predicted, refreshed", "", r.predicted_refreshed->ttft_s * 1e3, r.predicted_refreshed->tpot_s * 1e3);
     if (!r.refresh_note.empty()) s += "refresh: " + r.refresh_note + "\n";
     if (!r.calibration_measured_at.empty())
-      s += fmt::format("{:<22}measured {}{} (a shared VM's speed moves by 20-40% over hours; --refresh re-measures "
+      s += fmt::format("{:<22}measured {}{} (a shared machine's speed drifts after calibration; --refresh re-measures "
                        "the file's formats now)\n", "calibration", r.calibration_measured_at,
                        r.calibration_age_s ? ", " + age_text(*r.calibration_age_s) + " before this run" : std::string());
     if (r.peak_resident_bytes > 0)
