@@ -25,3 +25,13 @@ std::string describe_json(const nlohmann::json& v);
 int json_depth(std::string_view text);
 
 }  // namespace rooftop
+
+// Writes each named member of `record` into the JSON object `json_out` under the member's own name, so a
+// record's keys are its field names, declared once (nlohmann's field-list macros, as its
+// NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE uses them; up to 63 fields). Conditional and renamed keys stay explicit.
+#define ROOFTOP_JSON_FIELDS(json_out, record, ...)                               \
+  do {                                                                           \
+    auto& nlohmann_json_j = (json_out);                                          \
+    const auto& nlohmann_json_t = (record);                                      \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))      \
+  } while (0)

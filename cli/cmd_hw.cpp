@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
+#include "base/json.h"
 #include "reports/fit_report.h"
 #include "reports/table.h"
 #include "reports/units.h"
@@ -23,9 +24,7 @@ nlohmann::json chip_json(const ChipSpec& c) {
   opt("l2_bytes", c.l2_bytes);
   opt("sram_bytes", c.sram_bytes);
   opt("compute_units", c.compute_units);
-  j["sources"] = c.sources;
-  j["notes"] = c.notes;
-  j["provenance"] = c.provenance;
+  ROOFTOP_JSON_FIELDS(j, c, sources, notes, provenance);
   j["measured"] = c.measured.entries();
   j["file"] = c.file;
   return j;

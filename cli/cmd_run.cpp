@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/cli.h"
+#include "base/json.h"
 #include "cli/common.h"
 #include "cli/refresh.h"
 #include "hwdb/hwdb.h"
@@ -93,22 +94,13 @@ nlohmann::json top_json(const engine::Tokenizer& tok, const std::vector<engine::
 nlohmann::json run_json(const engine::RunRecord& r, const engine::Tokenizer& tok) {
   nlohmann::json j;
   j["model"] = r.model_path;
-  j["threads"] = r.threads;
-  j["prompt_tokens"] = r.prompt_tokens;
-  j["generated_tokens"] = r.generated_tokens;
-  j["text"] = r.text;
-  j["prefill_s"] = r.prefill_s;
+  ROOFTOP_JSON_FIELDS(j, r, threads, prompt_tokens, generated_tokens, text, prefill_s);
   j["prefill_s_per_token"] = r.prompt_tokens ? r.prefill_s / double(r.prompt_tokens) : 0.0;
   j["prefill_tokens_per_s"] = r.prefill_s > 0 ? double(r.prompt_tokens) / r.prefill_s : 0.0;
   for (const auto& [stage, sec] : r.prefill_stages) j["prefill_stages_s"][stage] = sec;
   for (const auto& [stage, sec] : r.decode_stages) j["decode_stages_s"][stage] = sec;
-  j["ttft_s"] = r.ttft_s;
-  j["tpot_s"] = r.tpot_s;
-  j["decode_tokens_per_s"] = r.decode_tokens_per_s;
-  j["kv_bytes_per_token"] = r.kv_bytes_per_token;
-  j["kv_bytes_after_prefill"] = r.kv_bytes_after_prefill;
-  j["weights_bytes_per_step"] = r.weights_bytes_per_step;
-  j["stop_reason"] = r.stop_reason;
+  ROOFTOP_JSON_FIELDS(j, r, ttft_s, tpot_s, decode_tokens_per_s, kv_bytes_per_token, kv_bytes_after_prefill,
+                      weights_bytes_per_step, stop_reason);
   j["steps"] = nlohmann::json::array();
   for (const auto& s : r.steps) {
     nlohmann::json st = {{"s", s.s}, {"kv_bytes", s.kv_bytes}, {"id", s.token}, {"piece", s.piece}};

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
 #include "analyzer/errors.h"
 #include "hwdb/calibration.h"
 
@@ -39,10 +40,7 @@ json stream_detail_json(const StreamResult& s) {
 std::string calibration_json(const CalibrationRecord& r) {
   json j;
   j["schema"] = hwdb::calibration_schema;
-  j["date"] = r.date;
-  j["quick"] = r.quick;
-  j["threads"] = r.threads;
-  j["duration_s"] = r.duration_s;
+  ROOFTOP_JSON_FIELDS(j, r, date, quick, threads, duration_s);
   const auto& m = r.machine;
   j["machine"] = {{"cpu_model", m.model_name}, {"vendor", m.vendor}, {"cores", m.physical_cores},
                   {"threads", m.logical_cpus}, {"clock_hz", m.clock_hz}, {"isa", m.isa},

@@ -1,6 +1,7 @@
 // fit's views: the JSON record of DESIGN.md and the human tables.
 #include "reports/fit_report.h"
 
+#include "base/json.h"
 #include "reports/units.h"
 
 namespace rooftop::reports {
@@ -13,43 +14,17 @@ std::string provenance_of(const ChipSpec& chip, const std::string& key) {
 
 nlohmann::json fit_json(const FitResult& r, const ChipSpec& chip) {
   nlohmann::json j;
-  j["model"] = r.model;
-  j["hw"] = r.hw;
-  j["precision"] = r.precision;
-  j["kv_precision"] = r.kv_precision;
-  j["context"] = r.context;
-  j["batch"] = r.batch;
-  j["tp"] = r.tp;
-  j["pp"] = r.pp;
-  j["devices"] = r.devices;
-  j["params_total"] = r.params_total;
-  j["params_active"] = r.params_active;
+  ROOFTOP_JSON_FIELDS(j, r, model, hw, precision, kv_precision, context, batch, tp, pp, devices, params_total,
+                      params_active);
   j["weights_bytes"] = r.weights.total;
   nlohmann::json by_class = nlohmann::json::object();
   for (int c = 0; c < kParamClassCount; ++c)
     if (r.weights.by_class[c] > 0) by_class[param_class_name(static_cast<ParamClass>(c))] = r.weights.by_class[c];
   j["weights_bytes_by_class"] = by_class;
-  j["kv_bytes_per_token"] = r.kv_bytes_per_token;
-  j["kv_bytes"] = r.kv_bytes;
-  j["state_bytes_per_sequence"] = r.state_bytes_per_sequence;
-  j["state_bytes"] = r.state_bytes;
-  j["activation_bytes"] = r.activation_bytes;
-  j["overhead_bytes"] = r.overhead_bytes;
-  j["weights_bytes_per_device"] = r.weights_bytes_per_device;
-  j["kv_bytes_per_device"] = r.kv_bytes_per_device;
-  j["state_bytes_per_device"] = r.state_bytes_per_device;
-  j["total_bytes"] = r.total_bytes;
-  j["memory_bytes"] = r.memory_bytes;
-  j["usable_fraction"] = r.usable_fraction;
-  j["capacity_bytes"] = r.capacity_bytes;
-  j["fits"] = r.fits;
-  j["headroom_bytes"] = r.headroom_bytes;
-  j["max_batch"] = r.max_batch;
-  j["max_context"] = r.max_context;
-  j["max_context_limited_by"] = r.max_context_limited_by;
-  j["kv_equals_weights_at_tokens"] = r.kv_equals_weights_at_tokens;
-  j["assumptions"] = r.assumptions;
-  j["notes"] = r.notes;
+  ROOFTOP_JSON_FIELDS(j, r, kv_bytes_per_token, kv_bytes, state_bytes_per_sequence, state_bytes, activation_bytes,
+                      overhead_bytes, weights_bytes_per_device, kv_bytes_per_device, state_bytes_per_device,
+                      total_bytes, memory_bytes, usable_fraction, capacity_bytes, fits, headroom_bytes, max_batch,
+                      max_context, max_context_limited_by, kv_equals_weights_at_tokens, assumptions, notes);
   j["provenance"] = {{"memory_bytes", provenance_of(chip, "memory_bytes")}};
   return j;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/json.h"
 #include "reports/svg.h"
 #include "reports/units.h"
 
@@ -11,22 +12,9 @@ namespace rooftop::reports {
 
 nlohmann::json speed_json(const SpeedResult& r) {
   nlohmann::json j;
-  j["model"] = r.model;
-  j["hw"] = r.hw;
-  j["precision"] = r.precision;
-  j["kv_precision"] = r.kv_precision;
-  j["compute_format"] = r.compute_format;
-  j["prompt_tokens"] = r.prompt_tokens;
-  j["output_tokens"] = r.output_tokens;
-  j["context"] = r.context;
-  j["tp"] = r.tp;
-  j["pp"] = r.pp;
-  j["ep"] = r.ep;
-  j["devices"] = r.devices;
-  j["peak_flops"] = r.peak_flops;
-  j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
-  j["bandwidth_efficiency"] = r.bandwidth_efficiency;
-  j["flops_efficiency"] = r.flops_efficiency;
+  ROOFTOP_JSON_FIELDS(j, r, model, hw, precision, kv_precision, compute_format, prompt_tokens, output_tokens, context,
+                      tp, pp, ep, devices, peak_flops, memory_bandwidth_bytes_per_s, bandwidth_efficiency,
+                      flops_efficiency);
   if (r.has_price) j["usd_per_hour"] = r.usd_per_hour;
   if (r.has_power) j["watts"] = r.watts;
   j["plateau_batch"] = r.plateau_batch;
@@ -34,21 +22,9 @@ nlohmann::json speed_json(const SpeedResult& r) {
   j["points"] = nlohmann::json::array();
   for (const auto& p : r.points) {
     nlohmann::json q;
-    q["batch"] = p.batch;
-    q["prefill_s"] = p.prefill_s;
-    q["ttft_s"] = p.ttft_s;
-    q["tpot_s"] = p.tpot_s;
-    q["request_s"] = p.request_s;
-    q["decode_tokens_per_s"] = p.decode_tokens_per_s;
-    q["decode_tokens_per_s_per_stream"] = p.decode_tokens_per_s_per_stream;
-    q["weights_only_tokens_per_s"] = p.weights_only_tokens_per_s;
-    q["compute_roof_tokens_per_s"] = p.compute_roof_tokens_per_s;
-    q["bound"] = p.bound;
-    q["prefill_bound"] = p.prefill_bound;
-    q["bytes_per_step"] = p.bytes_per_step;
-    q["weight_bytes_per_step"] = p.weight_bytes_per_step;
-    q["kv_read_bytes_per_step"] = p.kv_read_bytes_per_step;
-    q["flops_per_step"] = p.flops_per_step;
+    ROOFTOP_JSON_FIELDS(q, p, batch, prefill_s, ttft_s, tpot_s, request_s, decode_tokens_per_s,
+                        decode_tokens_per_s_per_stream, weights_only_tokens_per_s, compute_roof_tokens_per_s, bound,
+                        prefill_bound, bytes_per_step, weight_bytes_per_step, kv_read_bytes_per_step, flops_per_step);
     q["arithmetic_intensity"] = p.intensity;
     q["comm_s"] = p.comm_s;
     if (r.spec) q["spec_speedup"] = p.spec_speedup;
@@ -66,9 +42,7 @@ nlohmann::json speed_json(const SpeedResult& r) {
     j["points"].push_back(q);
   }
   if (r.spec) j["speculative"] = {{"tokens_per_pass", r.spec->tokens_per_pass}, {"draft_cost_ratio", r.spec->draft_cost_ratio}, {"speedup", r.spec->speedup}};
-  j["assumptions"] = r.assumptions;
-  j["provenance"] = r.provenance;
-  j["runtime"] = r.runtime;
+  ROOFTOP_JSON_FIELDS(j, r, assumptions, provenance, runtime);
   if (!r.runtime_notes.empty()) j["runtime_notes"] = r.runtime_notes;
   if (r.runtime_records)
     j["runtime_records"] = {{"chip", r.runtime_records->first}, {"architecture", r.runtime_records->second}};
@@ -202,13 +176,8 @@ std::vector<Table> cost_tables(const SpeedResult& r, bool explain) {
 
 nlohmann::json roofline_json(const RooflineResult& r) {
   nlohmann::json j;
-  j["model"] = r.model;
-  j["hw"] = r.hw;
-  j["precision"] = r.precision;
-  j["compute_format"] = r.compute_format;
-  j["peak_flops"] = r.peak_flops;
-  j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
-  j["ridge_flops_per_byte"] = r.ridge_flops_per_byte;
+  ROOFTOP_JSON_FIELDS(j, r, model, hw, precision, compute_format, peak_flops, memory_bandwidth_bytes_per_s,
+                      ridge_flops_per_byte);
   j["points"] = nlohmann::json::array();
   for (const auto& p : r.points)
     j["points"].push_back({{"name", p.name}, {"phase", p.phase}, {"batch", p.batch}, {"flops", p.flops}, {"bytes", p.bytes},
@@ -233,9 +202,7 @@ std::vector<Table> roofline_tables(const RooflineResult& r) {
 
 nlohmann::json chip_roofline_json(const ChipRoofline& r) {
   nlohmann::json j;
-  j["hw"] = r.hw;
-  j["name"] = r.name;
-  j["memory_bandwidth_bytes_per_s"] = r.memory_bandwidth_bytes_per_s;
+  ROOFTOP_JSON_FIELDS(j, r, hw, name, memory_bandwidth_bytes_per_s);
   j["roofs"] = nlohmann::json::array();
   for (const auto& f : r.roofs)
     j["roofs"].push_back({{"format", f.format}, {"peak_flops", f.peak_flops}, {"ridge_flops_per_byte", f.ridge_flops_per_byte}});

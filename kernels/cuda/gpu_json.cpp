@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
+
 namespace rooftop::gpu {
 
 namespace {
@@ -13,9 +15,7 @@ nlohmann::json optional_number(const std::optional<double>& v) {
 
 std::string to_json(const GpuCalibration& c) {
   nlohmann::ordered_json j;
-  j["schema"] = c.schema;
-  j["date"] = c.date;
-  j["quick"] = c.quick;
+  ROOFTOP_JSON_FIELDS(j, c, schema, date, quick);
   j["machine"] = {{"name", c.machine.name},           {"device", c.machine.device},
                   {"sm_count", c.machine.sm_count},   {"memory_bytes", c.machine.memory_bytes},
                   {"cc", c.machine.cc},               {"fingerprint", c.machine.fingerprint}};
@@ -27,19 +27,10 @@ std::string to_json(const GpuCalibration& c) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : c.kernels) {
     nlohmann::ordered_json e;
-    e["name"] = k.name;
-    e["op"] = k.op;
-    e["format"] = k.format;
-    e["m"] = k.m;
-    e["k"] = k.k;
+    ROOFTOP_JSON_FIELDS(e, k, name, op, format, m, k);
     if (k.n) e["n"] = k.n;
-    e["seconds_median"] = k.seconds_median;
-    e["seconds_spread"] = k.seconds_spread;
-    e["bytes_per_s"] = k.bytes_per_s;
-    e["flops_per_s"] = k.flops_per_s;
-    e["ceiling"] = k.ceiling;
-    e["fraction_of_ceiling"] = k.fraction_of_ceiling;
-    e["dram_bytes_counted"] = k.dram_bytes_counted;
+    ROOFTOP_JSON_FIELDS(e, k, seconds_median, seconds_spread, bytes_per_s, flops_per_s, ceiling, fraction_of_ceiling,
+                        dram_bytes_counted);
     e["dram_bytes_measured"] = optional_number(k.dram_bytes_measured);
     if (k.dram_bytes_measured && k.dram_bytes_counted > 0)
       e["dram_bytes_measured_over_counted"] = *k.dram_bytes_measured / double(k.dram_bytes_counted);

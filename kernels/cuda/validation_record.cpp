@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/errors.h"
+#include "base/json.h"
 #include "kernels/cuda/gpu.h"
 
 namespace rooftop::gpu {
@@ -38,9 +39,7 @@ void summarize(GpuValidation& v) {
 
 std::string to_json(const GpuValidation& v) {
   nlohmann::ordered_json j;
-  j["schema"] = v.schema;
-  j["date"] = v.date;
-  j["quick"] = v.quick;
+  ROOFTOP_JSON_FIELDS(j, v, schema, date, quick);
   j["machine"] = {{"name", v.machine.name}, {"device", v.machine.device}, {"sm_count", v.machine.sm_count},
                   {"memory_bytes", v.machine.memory_bytes}, {"cc", v.machine.cc}, {"fingerprint", v.machine.fingerprint}};
   j["memory_bandwidth_bytes_per_s"] = v.memory_bandwidth_bytes_per_s;
