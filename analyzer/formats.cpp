@@ -7,15 +7,10 @@
 #include <cmath>
 
 #include "analyzer/errors.h"
+#include "base/text.h"
 
 namespace rooftop {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 NumberFormat plain(std::string name, std::vector<std::string> aliases, int bits, std::vector<std::string> compute,
                    bool kv, std::string desc) {
@@ -141,7 +136,7 @@ std::vector<std::string> format_names() {
 }
 
 const NumberFormat& find_format(std::string_view name) {
-  const std::string key = lower(name);
+  const std::string key = ascii_lower(name);
   for (const auto& f : all_formats()) {
     if (f.name == key) return f;
     for (const auto& a : f.aliases)

@@ -8,6 +8,7 @@
 #include "analyzer/errors.h"
 #include "analyzer/formats.h"
 #include "analyzer/speed.h"
+#include "base/text.h"
 
 namespace rooftop {
 
@@ -181,14 +182,10 @@ double RuntimeProfile::decode_fraction(std::string_view family, const ChipSpec& 
 }
 
 std::pair<int64_t, int64_t> RuntimeProfile::serving_limits(const ChipSpec& chip) const {
-  auto lower = [](std::string v) {
-    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return v;
-  };
-  const std::string name = lower(chip.name);
+  const std::string name = ascii_lower(chip.name);
   for (const auto& d : serving_defaults) {
     if (chip.memory_bytes < d.min_memory_bytes) continue;
-    if (!d.except_name.empty() && name.find(lower(d.except_name)) != std::string::npos) continue;
+    if (!d.except_name.empty() && name.find(ascii_lower(d.except_name)) != std::string::npos) continue;
     return {d.max_seqs, d.token_budget};
   }
   return {max_batch, kDefaultTokenBudget};

@@ -11,6 +11,7 @@
 
 #include "base/files.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "hwdb/hwdb.h"
 #include "hwdb/json_fields.h"
 
@@ -19,11 +20,6 @@ namespace {
 
 using nlohmann::json;
 using namespace json_fields;
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
   schema(j, calibration_schema);
@@ -58,7 +54,7 @@ void overlay(ChipSpec& c, const json& j, const std::string& fingerprint) {
     if (!j.at("levels").is_array()) throw Rejected{"levels is not a list"};
     for (const auto& level : j.at("levels")) {
       if (!level.is_object()) throw Rejected{"levels[] holds a non-object"};
-      std::string name = lower(text(level, "name", "levels[]."));
+      std::string name = ascii_lower(text(level, "name", "levels[]."));
       double bw = number(level, "bandwidth_bytes_per_s", "levels[" + name + "].", false);
       if (bw > 0) set(name + "_bytes_per_s", bw);
     }

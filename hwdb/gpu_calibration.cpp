@@ -12,6 +12,7 @@
 
 #include "base/errors.h"
 #include "base/files.h"
+#include "base/text.h"
 #include "hwdb/json_fields.h"
 
 namespace rooftop::hwdb {
@@ -20,10 +21,6 @@ namespace {
 using nlohmann::json;
 using namespace json_fields;
 
-std::string upper(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
 bool has(const std::string& hay, const char* needle) { return hay.find(needle) != std::string::npos; }
 
 // GPU kernel name -> the analyzer's measured-rate stem: "gemv_fp8_e4m3" -> "gemv_fp8",
@@ -119,7 +116,7 @@ std::string gpu_calibration_path(int device) {
 }
 
 std::string match_gpu_card(const std::string& device_name, const Database& db) {
-  const std::string n = upper(device_name);
+  const std::string n = ascii_upper(device_name);
   // CUDA device names (cudaDeviceProp::name) seen per card; the database ids they mean.
   static const std::vector<std::pair<std::vector<const char*>, const char*>> table = {
       {{"H200"}, "h200"},
@@ -148,7 +145,7 @@ std::string match_gpu_card(const std::string& device_name, const Database& db) {
   if (core.size() < 3) return "";
   std::string found;
   for (const auto& c : db.chips) {
-    if (c.kind != "gpu" || !has(upper(c.name), core.c_str())) continue;
+    if (c.kind != "gpu" || !has(ascii_upper(c.name), core.c_str())) continue;
     if (!found.empty()) return "";  // ambiguous
     found = c.id;
   }

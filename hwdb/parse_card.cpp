@@ -9,6 +9,7 @@
 
 #include "analyzer/errors.h"
 #include "base/limits.h"
+#include "base/yaml.h"
 #include "hwdb/card_keys.h"
 #include "hwdb/hwdb.h"
 
@@ -112,12 +113,7 @@ std::string sparse_looking(const ChipSpec& c) {
 
 ChipSpec parse_card(std::string_view yaml_text, const std::string& file) {
   Where w{file};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = parse_yaml(yaml_text, file);
   if (!root.IsMap()) throw InputError(file + ": expected a chip card (a map of keys such as id, memory_bytes)");
 
   const auto& keys = card_keys();

@@ -16,6 +16,7 @@
 #include "analyzer/embedded_file.h"
 #include "analyzer/errors.h"
 #include "base/files.h"
+#include "base/yaml.h"
 #include "hwdb/card_keys.h"
 
 namespace rooftop {
@@ -103,12 +104,7 @@ struct Reader {
 }  // namespace
 
 RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + printable(e.msg, 120) + ")");
-  }
+  const YAML::Node root = parse_yaml(yaml_text, file);
   Reader r{file};
   if (!root.IsMap()) throw InputError(file + ":1: expected a map of runtime profile keys (id, name, ...)");
   RuntimeProfile p;

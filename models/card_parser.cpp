@@ -8,6 +8,7 @@
 #include "analyzer/errors.h"
 #include "base/limits.h"
 #include "analyzer/params.h"
+#include "base/yaml.h"
 #include "models/models.h"
 
 namespace rooftop::models {
@@ -88,12 +89,7 @@ void walk_map(const CardContext& c, const std::string& prefix, const YAML::Node&
 
 ModelSpec parse_card(std::string_view yaml_text, const std::string& file) {
   CardContext c{file};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  const YAML::Node root = parse_yaml(yaml_text, file);
   if (root.IsMap() && root["id"] && root["id"].IsScalar()) c.model = root["id"].Scalar();
 
   ModelSpec m;

@@ -10,6 +10,7 @@
 #include "base/limits.h"
 #include "analyzer/params.h"
 #include "analyzer/formats.h"
+#include "base/text.h"
 #include "engine/ggml_types.h"
 #include "engine/gguf.h"
 #include "models/models.h"
@@ -220,8 +221,7 @@ ModelSpec from_gguf(const engine::GgufFile& f) {
 
   namespace fs = std::filesystem;
   m.name = f.get_string("general.name").value_or(fs::path(path).stem().string());
-  m.id = fs::path(path).stem().string();
-  std::transform(m.id.begin(), m.id.end(), m.id.begin(), [](unsigned char c) { return std::tolower(c); });
+  m.id = ascii_lower(fs::path(path).stem().string());
   m.source = path;
   try {
     validate_model(m);
@@ -311,9 +311,7 @@ PrecisionPlan gguf_precision_plan(const engine::GgufFile& f, const std::string& 
   std::vector<std::pair<std::string, double>> types(by_type.begin(), by_type.end());
   std::sort(types.begin(), types.end(), [](auto& a, auto& b) { return a.second > b.second; });
   for (const auto& [name, bytes] : types) {
-    std::string upper = name;
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-    p.stored += (p.stored.empty() ? "" : ", ") + upper + " " + megabytes(bytes);
+    p.stored += (p.stored.empty() ? "" : ", ") + ascii_upper(name) + " " + megabytes(bytes);
   }
   return p;
 }

@@ -11,6 +11,7 @@
 #include "base/json.h"
 #include "base/limits.h"
 #include "analyzer/params.h"
+#include "base/text.h"
 #include "models/models.h"
 
 namespace rooftop::models {
@@ -538,8 +539,7 @@ ModelSpec from_hf_config_text(std::string_view text, const std::string& path) {
   std::string name = fs::absolute(fs::path(path)).parent_path().filename().string();
   if (name.empty()) name = fs::path(path).stem().string();
   m.name = name;
-  m.id = name;
-  std::transform(m.id.begin(), m.id.end(), m.id.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  m.id = ascii_lower(name);
   m.source = path;
   if (vision_excluded) m.name += " (text model; vision tower not sized)";
   try {

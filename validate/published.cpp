@@ -13,6 +13,7 @@
 #include "base/errors.h"
 #include "base/files.h"
 #include "base/limits.h"
+#include "base/yaml.h"
 
 namespace rooftop {
 extern const EmbeddedFile embedded_published[];
@@ -88,12 +89,7 @@ const std::vector<std::string>& published_metrics() {
 
 void parse_published(std::string_view yaml_text, const std::string& file, PublishedDataset& data) {
   const Where w{file};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + printable(e.msg, 200));
-  }
+  const YAML::Node root = parse_yaml(yaml_text, file);
   if (!root.IsMap()) throw InputError(file + ":1: expected a map with source, engine, engine_version, records");
   only_known_keys(root, kTopKeys, w, "");
   for (const char* k : {"source", "engine", "records"})
