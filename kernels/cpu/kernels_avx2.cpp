@@ -103,8 +103,8 @@ bool gemm_q8_format(WeightFormat f) {
   }
 }
 
-// Row values [kc0, kc0 + kc) (multiples of the format's block) into panel lane `lane`: emit(block, q, h, s1, s2)
-// per sub-block h (blocks of one sub-block emit q with h = 0).
+// Row values [kc0, kc0 + kc) (multiples of the format's block) into panel lane `lane`: each block's 32 values as
+// 8 quads, one per 32-byte row of the block, then its sub-block scales (walk_q8_blocks reads the formats).
 void pack_q8_row_avx2(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, uint8_t* panel, int lane) {
   const int sub = int8_gemm_sums16(f) ? 2 : 1;
   const int64_t pb = q8_panel_block(sub);
@@ -118,90 +118,7 @@ void pack_q8_row_avx2(WeightFormat f, const std::byte* row, int64_t kc0, int64_t
     sc[lane] = s1;
     sc[kQ8NR + lane] = s2;
   };
-  auto whole = [&](int64_t b, __m256i q, float s1, float s2) {
-    put(b, q);
-    scales(b, 0, s1, s2);
-  };
-  const int64_t nb = kc / 32;
-  const __m256i mask = _mm256_set1_epi8(0x0F);
-  switch (f) {
-    case WeightFormat::q4_0: {
-      const auto* b = reinterpret_cast<const BlockQ4_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), 8 * h2f(b[i].d));
-      return;
-    }
-    case WeightFormat::q4_1: {
-      const auto* b = reinterpret_cast<const BlockQ4_1*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), -h2f(b[i].m));
-      return;
-    }
-    case WeightFormat::q5_0: {
-      const auto* b = reinterpret_cast<const BlockQ5_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), 16 * h2f(b[i].d));
-      return;
-    }
-    case WeightFormat::q5_1: {
-      const auto* b = reinterpret_cast<const BlockQ5_1*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), -h2f(b[i].m));
-      return;
-    }
-    case WeightFormat::q8_0: {  // signed values, no offset term
-      const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + kc0 / 32;
-      for (int64_t i = 0; i < nb; ++i) whole(i, load32(b[i].qs), h2f(b[i].d), 0.0f);
-      return;
-    }
-    case WeightFormat::q4_k:
-    case WeightFormat::q5_k: {
-      const bool five = f == WeightFormat::q5_k;
-      for (int64_t s = 0; s < kc / 256; ++s) {
-        const auto* b4 = reinterpret_cast<const BlockQ4K*>(row) + kc0 / 256 + s;
-        const auto* b5 = reinterpret_cast<const BlockQ5K*>(row) + kc0 / 256 + s;
-        const uint8_t* sc = five ? b5->scales : b4->scales;
-        const float d = h2f(five ? b5->d : b4->d), dmin = h2f(five ? b5->dmin : b4->dmin);
-        for (int c = 0; c < 4; ++c) {
-          __m256i lo, hi;
-          if (five) unpack_q5_k_chunk(*b5, c, lo, hi);
-          else {
-            const __m256i q = load32(b4->qs + 32 * c);
-            lo = _mm256_and_si256(q, mask);
-            hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
-          }
-          uint8_t sc0, m0, sc1, m1;
-          q4k_scale_min(sc, 2 * c, sc0, m0);
-          q4k_scale_min(sc, 2 * c + 1, sc1, m1);
-          whole(8 * s + 2 * c, lo, d * float(sc0), dmin * float(m0));
-          whole(8 * s + 2 * c + 1, hi, d * float(sc1), dmin * float(m1));
-        }
-      }
-      return;
-    }
-    case WeightFormat::q6_k: {
-      // Half n (128 values): 32-value group j takes the low (j < 2) or high nibbles of ql[64 n + 32 (j & 1) ..] and
-      // bits 2j, 2j + 1 of qh[32 n ..]; its 16-value halves have scales sc[8 n + 2 j (+1)] (dequantize_ref.cpp).
-      const __m256i three = _mm256_set1_epi8(3);
-      for (int64_t s = 0; s < kc / 256; ++s) {
-        const auto* b = reinterpret_cast<const BlockQ6K*>(row) + kc0 / 256 + s;
-        const float d = h2f(b->d);
-        for (int n = 0; n < 2; ++n) {
-          const __m256i qh = load32(b->qh + 32 * n);
-          for (int j = 0; j < 4; ++j) {
-            const __m256i ql = load32(b->ql + 64 * n + 32 * (j & 1));
-            const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(ql, 4 * (j >> 1)), mask);
-            const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three), 4);
-            const int64_t blk = 8 * s + 4 * n + j;
-            put(blk, _mm256_or_si256(lo, hi));
-            for (int h = 0; h < 2; ++h) {
-              const float ds = d * float(b->scales[8 * n + 2 * j + h]);
-              scales(blk, h, ds, 32 * ds);
-            }
-          }
-        }
-      }
-      return;
-    }
-    default:
-      throw InternalError(std::string("pack_q8_row_avx2: format ") + format_name(f) + " has no int8 GEMM");
-  }
+  walk_q8_blocks(f, row, kc0, kc, /*q8_0_biased=*/false, put, scales);  // q8_0: signed values, no offset term
 }
 
 // Y (mr, nr <= 8) [+]= the tile over `blocks` 32-value blocks of panel P (SUB sub-blocks each, G quads summed in

@@ -31,35 +31,9 @@ void axpy_f16_scalar(float a, const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += a * fp16_to_fp32(x[i]);
 }
 
-void gemv_rows_scalar(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {
-  if (gemv_uses_q8_activations(W.format)) return gemv_q8_rows_ref(W, xq, y, r0, r1);
-  thread_local std::vector<float> row;
-  row.resize(size_t(W.k));
-  const int64_t rb = row_bytes(W.format, W.k);
-  for (int64_t r = r0; r < r1; ++r) {
-    dequantize_blocks_ref(W.format, W.data + r * rb, row.data(), W.k);
-    y[r] = dot_f32_scalar(row.data(), x, W.k);
-  }
-}
-
-// X (n, k), Y (n, m): each weight row is dequantized once and dotted with every token.
-void gemm_cols_scalar(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
-  thread_local std::vector<float> row;
-  row.resize(size_t(W.k));
-  const int64_t rb = row_bytes(W.format, W.k);
-  for (int64_t j = j0; j < j1; ++j) {
-    dequantize_blocks_ref(W.format, W.data + j * rb, row.data(), W.k);
-    for (int64_t i = 0; i < n; ++i) Y[i * W.m + j] = dot_f32_scalar(X + i * W.k, row.data(), W.k);
-  }
-}
-
-// Small-n rows: each row dequantized once (or integer-dotted per token from L1) and dotted with n tokens.
-void gemm_small_rows_scalar(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
-                            int64_t r0, int64_t r1) {
-  if (xq != nullptr && gemv_uses_q8_activations(W.format)) {
-    for (int64_t i = 0; i < n; ++i) gemv_q8_rows_ref(W, xq[i], Y + i * W.m, r0, r1);
-    return;
-  }
+// Rows r0..r1 of W times n tokens (X (n, k), Y (n, m)): each weight row is dequantized once and dotted with
+// every token. The float path of the GEMV (n = 1), the GEMM and the small-n GEMM.
+void dequantized_rows_times_tokens(const WeightView& W, const float* X, int64_t n, float* Y, int64_t r0, int64_t r1) {
   thread_local std::vector<float> row;
   row.resize(size_t(W.k));
   const int64_t rb = row_bytes(W.format, W.k);
@@ -67,6 +41,21 @@ void gemm_small_rows_scalar(const WeightView& W, const float* X, int64_t n, cons
     dequantize_blocks_ref(W.format, W.data + r * rb, row.data(), W.k);
     for (int64_t i = 0; i < n; ++i) Y[i * W.m + r] = dot_f32_scalar(X + i * W.k, row.data(), W.k);
   }
+}
+
+void gemv_rows_scalar(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {
+  if (gemv_uses_q8_activations(W.format)) return gemv_q8_rows_ref(W, xq, y, r0, r1);
+  dequantized_rows_times_tokens(W, x, 1, y, r0, r1);
+}
+
+// Small-n rows: integer-dotted per token from L1 where the format has an integer GEMV, else as the GEMM.
+void gemm_small_rows_scalar(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
+                            int64_t r0, int64_t r1) {
+  if (xq != nullptr && gemv_uses_q8_activations(W.format)) {
+    for (int64_t i = 0; i < n; ++i) gemv_q8_rows_ref(W, xq[i], Y + i * W.m, r0, r1);
+    return;
+  }
+  dequantized_rows_times_tokens(W, X, n, Y, r0, r1);
 }
 
 }  // namespace
@@ -77,7 +66,7 @@ KernelTable make_scalar_kernels() {
   t.dequantize = dequantize_blocks_ref;
   t.quantize_q8 = quantize_q8_scalar;
   t.gemv_rows = gemv_rows_scalar;
-  t.gemm_cols = gemm_cols_scalar;
+  t.gemm_cols = dequantized_rows_times_tokens;
   t.gemm_cols_per_task = 16;
   t.gemm_small_rows = gemm_small_rows_scalar;
   t.dot_f32 = dot_f32_scalar;

@@ -47,8 +47,9 @@ void fit_min(const float* x, int levels, Block& b, int q[32]) {
 }
 
 // Values 0..15: byte j holds element j (low nibble) and element j + 16 (high).
-void pack_q4(const int q[32], uint8_t qs[16]) {
-  for (int j = 0; j < 16; ++j) qs[j] = uint8_t(q[j] | (q[j + 16] << 4));
+template <class Block>
+void pack_q4(const int q[32], Block& b) {
+  for (int j = 0; j < 16; ++j) b.qs[j] = uint8_t(q[j] | (q[j + 16] << 4));
 }
 
 // Values 0..31: the nibbles as pack_q4, bit 4 of element i as bit i of the fifth-bit word.
@@ -62,35 +63,16 @@ void pack_q5(const int q[32], Block& b) {
   for (int i = 0; i < 4; ++i) b.qh[i] = uint8_t(h >> (8 * i));
 }
 
-void quant_q4_0(const float* x, BlockQ4_0* b, int64_t nb) {
+// The 32-value legacy formats, one block at a time: fit the scale (and minimum) with `param` (the offset or the
+// number of levels), then pack the integer values.
+template <class Block>
+void quant_blocks(const float* x, std::byte* dst, int64_t nb, void (*fit)(const float*, int, Block&, int[32]),
+                  int param, void (*pack)(const int[32], Block&)) {
+  auto* b = reinterpret_cast<Block*>(dst);
   for (int64_t i = 0; i < nb; ++i, x += 32) {
     int q[32];
-    fit_symmetric(x, 8, b[i], q);
-    pack_q4(q, b[i].qs);
-  }
-}
-
-void quant_q5_0(const float* x, BlockQ5_0* b, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i, x += 32) {
-    int q[32];
-    fit_symmetric(x, 16, b[i], q);
-    pack_q5(q, b[i]);
-  }
-}
-
-void quant_q4_1(const float* x, BlockQ4_1* b, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i, x += 32) {
-    int q[32];
-    fit_min(x, 15, b[i], q);
-    pack_q4(q, b[i].qs);
-  }
-}
-
-void quant_q5_1(const float* x, BlockQ5_1* b, int64_t nb) {
-  for (int64_t i = 0; i < nb; ++i, x += 32) {
-    int q[32];
-    fit_min(x, 31, b[i], q);
-    pack_q5(q, b[i]);
+    fit(x, param, b[i], q);
+    pack(q, b[i]);
   }
 }
 
@@ -203,10 +185,10 @@ void quantize_row(WeightFormat f, std::span<const float> src, std::byte* dst) {
         std::memcpy(dst + 2 * i, &h, 2);
       }
       return;
-    case WeightFormat::q4_0: quant_q4_0(src.data(), reinterpret_cast<BlockQ4_0*>(dst), nb); return;
-    case WeightFormat::q4_1: quant_q4_1(src.data(), reinterpret_cast<BlockQ4_1*>(dst), nb); return;
-    case WeightFormat::q5_0: quant_q5_0(src.data(), reinterpret_cast<BlockQ5_0*>(dst), nb); return;
-    case WeightFormat::q5_1: quant_q5_1(src.data(), reinterpret_cast<BlockQ5_1*>(dst), nb); return;
+    case WeightFormat::q4_0: return quant_blocks(src.data(), dst, nb, fit_symmetric<BlockQ4_0>, 8, pack_q4<BlockQ4_0>);
+    case WeightFormat::q4_1: return quant_blocks(src.data(), dst, nb, fit_min<BlockQ4_1>, 15, pack_q4<BlockQ4_1>);
+    case WeightFormat::q5_0: return quant_blocks(src.data(), dst, nb, fit_symmetric<BlockQ5_0>, 16, pack_q5<BlockQ5_0>);
+    case WeightFormat::q5_1: return quant_blocks(src.data(), dst, nb, fit_min<BlockQ5_1>, 31, pack_q5<BlockQ5_1>);
     case WeightFormat::q8_0: quant_q8_0(src.data(), reinterpret_cast<BlockQ8_0*>(dst), nb); return;
     case WeightFormat::q4_k: quant_q4_k(src.data(), reinterpret_cast<BlockQ4K*>(dst), nb); return;
     case WeightFormat::q5_k: quant_q5_k(src.data(), reinterpret_cast<BlockQ5K*>(dst), nb); return;

@@ -147,26 +147,11 @@ void dequant_q8_0_simd(const BlockQ8_0* b, float* y, int64_t nb) {
   }
 }
 
-void dequant_q4_k_simd(const BlockQ4K* b, float* y, int64_t nb) {
-  const __m256i mask = _mm256_set1_epi8(0x0F);
-  for (int64_t i = 0; i < nb; ++i) {
-    const float d = h2f(b[i].d), dmin = h2f(b[i].dmin);
-    for (int c = 0; c < 4; ++c, y += 64) {
-      uint8_t sc0, m0, sc1, m1;
-      q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
-      q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
-      const __m256i q = load32(b[i].qs + 32 * c);
-      __m256 lo[4], hi[4];
-      i8x32_to_f32(_mm256_and_si256(q, mask), lo);
-      i8x32_to_f32(_mm256_and_si256(_mm256_srli_epi16(q, 4), mask), hi);
-      const __m256 d0 = _mm256_set1_ps(d * float(sc0)), mm0 = _mm256_set1_ps(dmin * float(m0));
-      const __m256 d1 = _mm256_set1_ps(d * float(sc1)), mm1 = _mm256_set1_ps(dmin * float(m1));
-      for (int g = 0; g < 4; ++g) {
-        _mm256_storeu_ps(y + 8 * g, _mm256_sub_ps(_mm256_mul_ps(d0, lo[g]), mm0));
-        _mm256_storeu_ps(y + 32 + 8 * g, _mm256_sub_ps(_mm256_mul_ps(d1, hi[g]), mm1));
-      }
-    }
-  }
+// Chunk c (64 values) of a q4_k block as bytes: sub-block 2c in lo (low nibbles), 2c + 1 in hi (high nibbles).
+inline void unpack_q4_k_chunk(const BlockQ4K& b, int c, __m256i& lo, __m256i& hi) {
+  const __m256i mask = _mm256_set1_epi8(0x0F), qw = load32(b.qs + 32 * c);
+  lo = _mm256_and_si256(qw, mask);
+  hi = _mm256_and_si256(_mm256_srli_epi16(qw, 4), mask);
 }
 
 // q5_k chunk c (sub-blocks 2c, 2c + 1): the 5-bit values of both, 32 bytes each.
@@ -179,7 +164,9 @@ inline void unpack_q5_k_chunk(const BlockQ5K& b, int c, __m256i& lo, __m256i& hi
   hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), mask), h1);
 }
 
-void dequant_q5_k_simd(const BlockQ5K* b, float* y, int64_t nb) {
+// q4_K / q5_K blocks to floats, 64 values (two sub-blocks, `unpack`'s lo and hi) at a time: d sc q - dmin m.
+template <class Block, class Unpack>
+void dequant_kquant_simd(const Block* b, float* y, int64_t nb, Unpack unpack) {
   for (int64_t i = 0; i < nb; ++i) {
     const float d = h2f(b[i].d), dmin = h2f(b[i].dmin);
     for (int c = 0; c < 4; ++c, y += 64) {
@@ -187,7 +174,7 @@ void dequant_q5_k_simd(const BlockQ5K* b, float* y, int64_t nb) {
       q4k_scale_min(b[i].scales, 2 * c, sc0, m0);
       q4k_scale_min(b[i].scales, 2 * c + 1, sc1, m1);
       __m256i qlo, qhi;
-      unpack_q5_k_chunk(b[i], c, qlo, qhi);
+      unpack(b[i], c, qlo, qhi);
       __m256 lo[4], hi[4];
       i8x32_to_f32(qlo, lo);
       i8x32_to_f32(qhi, hi);
@@ -265,8 +252,8 @@ void dequantize_simd(WeightFormat f, const std::byte* src, float* dst, int64_t k
     case WeightFormat::q5_0: return dequant_q5_0_simd(reinterpret_cast<const BlockQ5_0*>(src), dst, nb);
     case WeightFormat::q5_1: return dequant_q5_1_simd(reinterpret_cast<const BlockQ5_1*>(src), dst, nb);
     case WeightFormat::q8_0: return dequant_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(src), dst, nb);
-    case WeightFormat::q4_k: return dequant_q4_k_simd(reinterpret_cast<const BlockQ4K*>(src), dst, nb);
-    case WeightFormat::q5_k: return dequant_q5_k_simd(reinterpret_cast<const BlockQ5K*>(src), dst, nb);
+    case WeightFormat::q4_k: return dequant_kquant_simd(reinterpret_cast<const BlockQ4K*>(src), dst, nb, unpack_q4_k_chunk);
+    case WeightFormat::q5_k: return dequant_kquant_simd(reinterpret_cast<const BlockQ5K*>(src), dst, nb, unpack_q5_k_chunk);
     case WeightFormat::q6_k: return dequant_q6_k_simd(reinterpret_cast<const BlockQ6K*>(src), dst, nb);
   }
 }
@@ -300,38 +287,10 @@ void quantize_q8_simd(const float* x, int64_t k, Q8Activations& xq) {
 
 // ---- float dot products and axpy (GEMV of f32/f16/bf16 rows, attention) ----
 
-float dot_f32_simd(const float* a, const float* b, int64_t n) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
-    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
-    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
-  }
-  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-  float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-  for (; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
+inline __m256 load_f32x8(const float* p) { return _mm256_loadu_ps(p); }
 
 inline __m256 load_f16x8(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-}
-
-float dot_f16_simd(const uint16_t* a, const float* b, int64_t n) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    s0 = _mm256_fmadd_ps(load_f16x8(a + i), _mm256_loadu_ps(b + i), s0);
-    s1 = _mm256_fmadd_ps(load_f16x8(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
-    s2 = _mm256_fmadd_ps(load_f16x8(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
-    s3 = _mm256_fmadd_ps(load_f16x8(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
-  }
-  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load_f16x8(a + i), _mm256_loadu_ps(b + i), s0);
-  float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-  for (; i < n; ++i) s += h2f(a[i]) * b[i];
-  return s;
 }
 
 inline __m256 load_bf16x8(const uint16_t* p) {
@@ -339,41 +298,48 @@ inline __m256 load_bf16x8(const uint16_t* p) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
 
-float dot_bf16_simd(const uint16_t* a, const float* b, int64_t n) {
+inline float f32_value(float v) { return v; }
+
+inline float bf16_value(uint16_t v) {
+  const uint32_t bits = uint32_t(v) << 16;
+  float w;
+  std::memcpy(&w, &bits, 4);
+  return w;
+}
+
+// sum a[i] * b[i] for a row stored as T (f32, f16 or bf16): 8 lanes per load (`load8`), four accumulators to
+// hide the FMA latency, the tail element by element (`value`).
+template <class T, class Load8, class Value>
+float dot_simd(const T* a, const float* b, int64_t n, Load8 load8, Value value) {
   __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    s0 = _mm256_fmadd_ps(load_bf16x8(a + i), _mm256_loadu_ps(b + i), s0);
-    s1 = _mm256_fmadd_ps(load_bf16x8(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
-    s2 = _mm256_fmadd_ps(load_bf16x8(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
-    s3 = _mm256_fmadd_ps(load_bf16x8(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+    s0 = _mm256_fmadd_ps(load8(a + i), _mm256_loadu_ps(b + i), s0);
+    s1 = _mm256_fmadd_ps(load8(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    s2 = _mm256_fmadd_ps(load8(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+    s3 = _mm256_fmadd_ps(load8(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
   }
-  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load_bf16x8(a + i), _mm256_loadu_ps(b + i), s0);
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load8(a + i), _mm256_loadu_ps(b + i), s0);
   float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-  for (; i < n; ++i) {
-    const uint32_t bits = uint32_t(a[i]) << 16;
-    float w;
-    std::memcpy(&w, &bits, 4);
-    s += w * b[i];
-  }
+  for (; i < n; ++i) s += value(a[i]) * b[i];
   return s;
 }
 
-void axpy_f32_simd(float a, const float* x, float* y, int64_t n) {
+float dot_f32_simd(const float* a, const float* b, int64_t n) { return dot_simd(a, b, n, load_f32x8, f32_value); }
+float dot_f16_simd(const uint16_t* a, const float* b, int64_t n) { return dot_simd(a, b, n, load_f16x8, h2f); }
+float dot_bf16_simd(const uint16_t* a, const float* b, int64_t n) { return dot_simd(a, b, n, load_bf16x8, bf16_value); }
+
+// y += a x for x stored as T.
+template <class T, class Load8, class Value>
+void axpy_simd(float a, const T* x, float* y, int64_t n, Load8 load8, Value value) {
   const __m256 va = _mm256_set1_ps(a);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
-  for (; i < n; ++i) y[i] += a * x[i];
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, load8(x + i), _mm256_loadu_ps(y + i)));
+  for (; i < n; ++i) y[i] += a * value(x[i]);
 }
 
-void axpy_f16_simd(float a, const uint16_t* x, float* y, int64_t n) {
-  const __m256 va = _mm256_set1_ps(a);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, load_f16x8(x + i), _mm256_loadu_ps(y + i)));
-  for (; i < n; ++i) y[i] += a * h2f(x[i]);
-}
+void axpy_f32_simd(float a, const float* x, float* y, int64_t n) { axpy_simd(a, x, y, n, load_f32x8, f32_value); }
+void axpy_f16_simd(float a, const uint16_t* x, float* y, int64_t n) { axpy_simd(a, x, y, n, load_f16x8, h2f); }
 
 // ---- integer-dot GEMV rows: sum over blocks of dw * dx * (int dot) + the block's min/offset term ----
 
@@ -503,13 +469,6 @@ float row_kquant_simd(const Block* w, const Q8Activations& xq, int64_t nb, Unpac
   return hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))) - hsum(mins);
 }
 
-// Chunk c (64 values) of a q4_k block as bytes: sub-block 2c in lo (low nibbles), 2c + 1 in hi (high nibbles).
-inline void unpack_q4_k_chunk(const BlockQ4K& b, int c, __m256i& lo, __m256i& hi) {
-  const __m256i mask = _mm256_set1_epi8(0x0F), qw = load32(b.qs + 32 * c);
-  lo = _mm256_and_si256(qw, mask);
-  hi = _mm256_and_si256(_mm256_srli_epi16(qw, 4), mask);
-}
-
 float row_q4_k_simd(const BlockQ4K* w, const Q8Activations& xq, int64_t nb) {
   return row_kquant_simd(w, xq, nb, [](const BlockQ4K& blk, int c, __m256i& lo, __m256i& hi) {
     unpack_q4_k_chunk(blk, c, lo, hi);
@@ -568,6 +527,20 @@ template <int N>
 void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations* xq, float* Y, int64_t r0,
                        int64_t r1);
 
+// One q4_0 / q4_1 GEMV row: from the 16-block interleaved copy of x where the AVX-512 table filled it
+// (KernelTable::q4_reads_qt16, one lane per block), else with the 8-lane pair kernel `row`.
+template <class Block, class Row>
+float row_q4_gemv(const Block* w, const Q8Activations& xq, int64_t nb, Row row) {
+#ifdef ROOFTOP_ZMM_Q4_MULTI
+  if (!xq.qt16.empty()) {
+    float y;
+    row_q4_multi_t16<1>(w, &xq, nb, &y, 1);
+    return y;
+  }
+#endif
+  return row(w, xq, nb);
+}
+
 void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq, float* y, int64_t r0, int64_t r1) {
   const int64_t rb = row_bytes(W.format, W.k), nb = W.k / block_values(W.format);
   if (W.format == WeightFormat::f32 || W.format == WeightFormat::f16 || W.format == WeightFormat::bf16)
@@ -578,24 +551,8 @@ void gemv_rows_simd(const WeightView& W, const float* x, const Q8Activations& xq
       case WeightFormat::f32: y[r] = dot_f32_simd(reinterpret_cast<const float*>(row), x, W.k); break;
       case WeightFormat::f16: y[r] = dot_f16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
       case WeightFormat::bf16: y[r] = dot_bf16_simd(reinterpret_cast<const uint16_t*>(row), x, W.k); break;
-      case WeightFormat::q4_0:
-#ifdef ROOFTOP_ZMM_Q4_MULTI
-        if (!xq.qt16.empty()) {  // interleaved copy filled (KernelTable::q4_reads_qt16): one lane per block
-          row_q4_multi_t16<1>(reinterpret_cast<const BlockQ4_0*>(row), &xq, nb, y + r, 1);
-          break;
-        }
-#endif
-        y[r] = row_q4_0_simd(reinterpret_cast<const BlockQ4_0*>(row), xq, nb);
-        break;
-      case WeightFormat::q4_1:
-#ifdef ROOFTOP_ZMM_Q4_MULTI
-        if (!xq.qt16.empty()) {  // interleaved copy filled (KernelTable::q4_reads_qt16): one lane per block
-          row_q4_multi_t16<1>(reinterpret_cast<const BlockQ4_1*>(row), &xq, nb, y + r, 1);
-          break;
-        }
-#endif
-        y[r] = row_q4_1_simd(reinterpret_cast<const BlockQ4_1*>(row), xq, nb);
-        break;
+      case WeightFormat::q4_0: y[r] = row_q4_gemv(reinterpret_cast<const BlockQ4_0*>(row), xq, nb, row_q4_0_simd); break;
+      case WeightFormat::q4_1: y[r] = row_q4_gemv(reinterpret_cast<const BlockQ4_1*>(row), xq, nb, row_q4_1_simd); break;
       case WeightFormat::q5_0: y[r] = row_q5_0_simd(reinterpret_cast<const BlockQ5_0*>(row), xq, nb); break;
       case WeightFormat::q5_1: y[r] = row_q5_1_simd(reinterpret_cast<const BlockQ5_1*>(row), xq, nb); break;
       case WeightFormat::q8_0: y[r] = row_q8_0_simd(reinterpret_cast<const BlockQ8_0*>(row), xq, nb); break;
@@ -683,6 +640,14 @@ void row_kquant_multi(const Block* w, const Q8Activations* xq, int64_t nb, Unpac
   }
 #pragma GCC unroll 8
   for (int t = 0; t < N; ++t) out[t * ldy] = hsum(acc[t]) - hsum(mins[t]);
+}
+
+// A q4_K / q5_K row times N tokens; one token takes the GEMV row, so that decode stays bit-identical to gemv.
+template <int N, class Block, class Row1, class Unpack>
+void row_kquant_n(const Block* w, const Q8Activations* xq, int64_t nb, Row1 row1, Unpack unpack, float* out,
+                  int64_t ldy) {
+  if constexpr (N == 1) out[0] = row1(w, xq[0], nb);
+  else row_kquant_multi<N>(w, xq, nb, unpack, out, ldy);
 }
 
 // N tokens' dots with one q6_k row (N >= 2): the 256 six-bit values and the 16 sub-block scales of each super-block
@@ -840,12 +805,8 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
           row_q32_multi<N, BlockQ5_1, 2>(reinterpret_cast<const BlockQ5_1*>(row), xq, nb,
                                          [](const BlockQ5_1& blk) { return unpack_q5(blk); }, dot4, out, m);
           continue;
-        case WeightFormat::q5_k:  // one token: the GEMV row (decode stays bit-identical to gemv)
-          if constexpr (N == 1) out[0] = row_q5_k_simd(reinterpret_cast<const BlockQ5K*>(row), xq[0], nb);
-          else
-            row_kquant_multi<N>(reinterpret_cast<const BlockQ5K*>(row), xq, nb,
-                                [](const BlockQ5K& blk, int c, __m256i& lo, __m256i& hi) { unpack_q5_k_chunk(blk, c, lo, hi); },
-                                out, m);
+        case WeightFormat::q5_k:
+          row_kquant_n<N>(reinterpret_cast<const BlockQ5K*>(row), xq, nb, row_q5_k_simd, unpack_q5_k_chunk, out, m);
           continue;
         case WeightFormat::q8_0:
           row_q32_multi<N, BlockQ8_0, 0>(
@@ -853,11 +814,7 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
               [](__m256i w, __m256i x) { return dot_s8s8(w, x); }, out, m);
           continue;
         case WeightFormat::q4_k:
-          if constexpr (N == 1) out[0] = row_q4_k_simd(reinterpret_cast<const BlockQ4K*>(row), xq[0], nb);
-          else
-            row_kquant_multi<N>(reinterpret_cast<const BlockQ4K*>(row), xq, nb,
-                                [](const BlockQ4K& blk, int c, __m256i& lo, __m256i& hi) { unpack_q4_k_chunk(blk, c, lo, hi); },
-                                out, m);
+          row_kquant_n<N>(reinterpret_cast<const BlockQ4K*>(row), xq, nb, row_q4_k_simd, unpack_q4_k_chunk, out, m);
           continue;
         case WeightFormat::q6_k:
           if constexpr (N == 1) out[0] = row_q6_k_simd(reinterpret_cast<const BlockQ6K*>(row), xq[0], nb);
@@ -972,6 +929,100 @@ void gemm_cols_simd(const WeightView& W, const float* X, int64_t n, float* Y, in
         }
       }
     }
+  }
+}
+
+// ---- int8 GEMM panel packing, shared by the AVX2 and AVX-512 GEMMs ----
+
+// Walks row values [kc0, kc0 + kc) (multiples of the format's block) of a quantized weight row as unsigned 8-bit
+// values per 32-value block: put(block, q) stores the block's 32 values, scales(block, h, s1, s2) sub-block h's
+// scale s1 and offset term s2 (value = s1 q - s2). q8_0's signed bytes are passed as they are (offset 0) or,
+// with `q8_0_biased`, shifted to unsigned by 128 (offset 128 d), as a u8 x s8 dot needs.
+template <class Put, class Scales>
+void walk_q8_blocks(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, bool q8_0_biased, Put put,
+                    Scales scales) {
+  auto whole = [&](int64_t b, __m256i q, float s1, float s2) {  // a block with one sub-block
+    put(b, q);
+    scales(b, 0, s1, s2);
+  };
+  const int64_t nb = kc / 32;
+  const __m256i mask = _mm256_set1_epi8(0x0F);
+  switch (f) {
+    case WeightFormat::q4_0: {
+      const auto* b = reinterpret_cast<const BlockQ4_0*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), 8 * h2f(b[i].d));
+      return;
+    }
+    case WeightFormat::q4_1: {
+      const auto* b = reinterpret_cast<const BlockQ4_1*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_nibbles(b[i].qs), h2f(b[i].d), -h2f(b[i].m));
+      return;
+    }
+    case WeightFormat::q5_0: {
+      const auto* b = reinterpret_cast<const BlockQ5_0*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), 16 * h2f(b[i].d));
+      return;
+    }
+    case WeightFormat::q5_1: {
+      const auto* b = reinterpret_cast<const BlockQ5_1*>(row) + kc0 / 32;
+      for (int64_t i = 0; i < nb; ++i) whole(i, unpack_q5(b[i]), h2f(b[i].d), -h2f(b[i].m));
+      return;
+    }
+    case WeightFormat::q8_0: {
+      const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + kc0 / 32;
+      const __m256i bias = _mm256_set1_epi8(char(q8_0_biased ? 0x80 : 0));
+      const float offset = q8_0_biased ? 128.0f : 0.0f;
+      for (int64_t i = 0; i < nb; ++i) whole(i, _mm256_xor_si256(load32(b[i].qs), bias), h2f(b[i].d), offset * h2f(b[i].d));
+      return;
+    }
+    case WeightFormat::q4_k:
+    case WeightFormat::q5_k: {
+      for (int64_t s = 0; s < kc / 256; ++s) {
+        const auto* b4 = reinterpret_cast<const BlockQ4K*>(row) + kc0 / 256 + s;
+        const auto* b5 = reinterpret_cast<const BlockQ5K*>(row) + kc0 / 256 + s;
+        const bool five = f == WeightFormat::q5_k;
+        const uint8_t* sc = five ? b5->scales : b4->scales;
+        const float d = h2f(five ? b5->d : b4->d), dmin = h2f(five ? b5->dmin : b4->dmin);
+        for (int c = 0; c < 4; ++c) {
+          __m256i lo, hi;
+          if (five) unpack_q5_k_chunk(*b5, c, lo, hi);
+          else unpack_q4_k_chunk(*b4, c, lo, hi);
+          uint8_t sc0, m0, sc1, m1;
+          q4k_scale_min(sc, 2 * c, sc0, m0);
+          q4k_scale_min(sc, 2 * c + 1, sc1, m1);
+          whole(8 * s + 2 * c, lo, d * float(sc0), dmin * float(m0));
+          whole(8 * s + 2 * c + 1, hi, d * float(sc1), dmin * float(m1));
+        }
+      }
+      return;
+    }
+    case WeightFormat::q6_k: {
+      // Half n (128 values) of a block: 32-value group j takes the low (j < 2) or high nibbles of ql[32 (j & 1) ..],
+      // and bits 2j, 2j + 1 of qh; its two 16-value halves have scales sc[8 n + 2 j] and sc[8 n + 2 j + 1]
+      // (dequantize_ref.cpp's order).
+      const __m256i three = _mm256_set1_epi8(3);
+      for (int64_t s = 0; s < kc / 256; ++s) {
+        const auto* b = reinterpret_cast<const BlockQ6K*>(row) + kc0 / 256 + s;
+        const float d = h2f(b->d);
+        for (int n = 0; n < 2; ++n) {
+          const __m256i qh = load32(b->qh + 32 * n);
+          for (int j = 0; j < 4; ++j) {
+            const __m256i ql = load32(b->ql + 64 * n + 32 * (j & 1));
+            const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(ql, 4 * (j >> 1)), mask);
+            const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three), 4);
+            const int64_t blk = 8 * s + 4 * n + j;
+            put(blk, _mm256_or_si256(lo, hi));
+            for (int h = 0; h < 2; ++h) {
+              const float ds = d * float(b->scales[8 * n + 2 * j + h]);
+              scales(blk, h, ds, 32 * ds);
+            }
+          }
+        }
+      }
+      return;
+    }
+    default:
+      throw InternalError(std::string("walk_q8_blocks: format ") + format_name(f) + " has no int8 GEMM");
   }
 }
 
