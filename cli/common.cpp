@@ -35,24 +35,27 @@ std::optional<RuntimeProfile> resolve_runtime(const ModelOptions& o) {
   return p;
 }
 
-const hwdb::Database& hw_database(const Context& ctx) {
-  static std::unique_ptr<hwdb::Database> db;
-  static std::vector<std::string> dirs;
-  if (!db || dirs != ctx.hwdb_dirs) {
-    db = std::make_unique<hwdb::Database>(hwdb::load(ctx.hwdb_dirs));
-    dirs = ctx.hwdb_dirs;
+namespace {
+// A database loaded once per process and reloaded only when its folders change (tests call several commands
+// with different --hwdb-dir / --models-dir in one process).
+template <class Db, class Load>
+const Db& cached(const std::vector<std::string>& dirs, Load load) {
+  static std::unique_ptr<Db> db;
+  static std::vector<std::string> loaded_from;
+  if (!db || loaded_from != dirs) {
+    db = std::make_unique<Db>(load(dirs));
+    loaded_from = dirs;
   }
   return *db;
 }
+}  // namespace
+
+const hwdb::Database& hw_database(const Context& ctx) {
+  return cached<hwdb::Database>(ctx.hwdb_dirs, [](const auto& d) { return hwdb::load(d); });
+}
 
 const models::Database& model_database(const Context& ctx) {
-  static std::unique_ptr<models::Database> db;
-  static std::vector<std::string> dirs;
-  if (!db || dirs != ctx.models_dirs) {
-    db = std::make_unique<models::Database>(models::load(ctx.models_dirs));
-    dirs = ctx.models_dirs;
-  }
-  return *db;
+  return cached<models::Database>(ctx.models_dirs, [](const auto& d) { return models::load(d); });
 }
 
 ModelSpec resolve_model(const Context& ctx, const std::string& id_or_path) {

@@ -27,26 +27,37 @@ rooftop::ChipSpec h100() {
   return c;
 }
 const char* kFormats[] = {"bf16", "fp8", "q4_k_m", "q8_0", "int4"};
+const int64_t kContexts[] = {1024, 4096, 8192, 32768, 131072};
+const std::vector<int64_t> kBatches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
+                                       65536, 131072, 262144, 524288};
+
+// Runs `one(plan, context)` over every format and context; it returns the configurations it covered.
+template <class One>
+void sweep(benchmark::State& st, One one) {
+  int64_t configs = 0;
+  for (auto _ : st)
+    for (const char* f : kFormats)
+      for (int64_t ctx : kContexts) {
+        rooftop::PrecisionPlan p;
+        p.weights = f;
+        configs += one(p, ctx);
+      }
+  st.counters["configs_per_s"] = benchmark::Counter(static_cast<double>(configs), benchmark::Counter::kIsRate);
+}
 
 // One configuration = one fit (with its max batch and max context searches).
 void BM_fit_sweep(benchmark::State& st) {
   const auto m = llama8b();
   const auto c = h100();
-  int64_t configs = 0;
-  for (auto _ : st) {
-    for (const char* f : kFormats)
-      for (int64_t ctx : {1024, 4096, 8192, 32768, 131072})
-        for (int64_t b : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288}) {
-          rooftop::PrecisionPlan p;
-          p.weights = f;
-          rooftop::FitOptions o;
-          o.context = ctx;
-          o.batch = b;
-          benchmark::DoNotOptimize(rooftop::fit(m, c, p, o));
-          ++configs;
-        }
-  }
-  st.counters["configs_per_s"] = benchmark::Counter(static_cast<double>(configs), benchmark::Counter::kIsRate);
+  sweep(st, [&](const rooftop::PrecisionPlan& p, int64_t ctx) {
+    for (int64_t b : kBatches) {
+      rooftop::FitOptions o;
+      o.context = ctx;
+      o.batch = b;
+      benchmark::DoNotOptimize(rooftop::fit(m, c, p, o));
+    }
+    return static_cast<int64_t>(kBatches.size());
+  });
 }
 BENCHMARK(BM_fit_sweep)->Unit(benchmark::kMillisecond);
 
@@ -54,20 +65,13 @@ BENCHMARK(BM_fit_sweep)->Unit(benchmark::kMillisecond);
 void BM_speed_sweep(benchmark::State& st) {
   const auto m = llama8b();
   const auto c = h100();
-  int64_t configs = 0;
-  for (auto _ : st) {
-    for (const char* f : kFormats)
-      for (int64_t ctx : {1024, 4096, 8192, 32768, 131072}) {
-        rooftop::PrecisionPlan p;
-        p.weights = f;
-        rooftop::SpeedOptions o;
-        o.context = ctx;
-        o.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288};
-        benchmark::DoNotOptimize(rooftop::speed(m, c, p, o));
-        configs += static_cast<int64_t>(o.batches.size());
-      }
-  }
-  st.counters["configs_per_s"] = benchmark::Counter(static_cast<double>(configs), benchmark::Counter::kIsRate);
+  sweep(st, [&](const rooftop::PrecisionPlan& p, int64_t ctx) {
+    rooftop::SpeedOptions o;
+    o.context = ctx;
+    o.batches = kBatches;
+    benchmark::DoNotOptimize(rooftop::speed(m, c, p, o));
+    return static_cast<int64_t>(kBatches.size());
+  });
 }
 BENCHMARK(BM_speed_sweep)->Unit(benchmark::kMillisecond);
 }  // namespace
