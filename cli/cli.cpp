@@ -51,6 +51,17 @@ CLI::Option* add_seed_option(CLI::App& cmd, uint32_t& seed, const std::string& h
   return cmd.add_option("--seed", seed, help)->capture_default_str()->check(in_range(0, 4294967295.0));
 }
 
+CLI::Option* add_gguf_option(CLI::App& cmd, std::string& gguf) {
+  return cmd.add_option("--gguf", gguf,
+                        "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
+}
+
+CLI::Option* add_threads_option(CLI::App& cmd, int& threads, const std::string& what) {
+  return cmd.add_option("--threads", threads, "worker threads" + (what.empty() ? "" : " " + what) + " (0 = every core)")
+      ->capture_default_str()
+      ->check(in_range(0, 1024));
+}
+
 void emit(Context& ctx, const OutputOptions& o, const std::string& text) {
   if (o.output.empty() || o.output == "-") {
     ctx.out << text;

@@ -34,6 +34,10 @@ CLI::Validator in_range(double lo, double hi);
 // wrapped or defaulted seed.
 CLI::Option* add_seed_option(CLI::App& cmd, uint64_t& seed, const std::string& help);
 CLI::Option* add_seed_option(CLI::App& cmd, uint32_t& seed, const std::string& help);
+// --gguf: a model file, or the names of the files scripts/setup.sh fetched (engine::resolve_model).
+CLI::Option* add_gguf_option(CLI::App& cmd, std::string& gguf);
+// --threads: worker threads of the kernels, 0 = every core; `what` adds what they run, e.g. "for --end-to-end".
+CLI::Option* add_threads_option(CLI::App& cmd, int& threads, const std::string& what = "");
 
 // Output options that most commands share.
 struct OutputOptions {

@@ -242,7 +242,7 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
                                  "prediction of the same requests beside it\n"
                                  "Example: rooftop bench-serve --rate 4 --requests 100 --prompt-tokens 64 --output-tokens 32");
   o->cmd = cmd;
-  cmd->add_option("--gguf", o->gguf, "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
+  add_gguf_option(*cmd, o->gguf);
   cmd->add_option("--rate", o->rate, "Poisson arrivals, requests per second")->check(in_range(1e-3, 1e4));
   cmd->add_option("--concurrency", o->concurrency, "a closed loop of N clients, each sending its next request when one ends")->check(in_range(1, 4096));
   cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header)");
@@ -253,7 +253,7 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-seqs", o->so.limits.max_seqs, "sequences per step (and KV slots)")->capture_default_str()->check(in_range(1, 1024));
   cmd->add_option("--token-budget", o->so.limits.token_budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 65536));
   cmd->add_option("--block-tokens", o->so.limits.block_tokens, "KV page size in tokens (the scheduler's booking)")->capture_default_str()->check(in_range(1, 4096));
-  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
+  add_threads_option(*cmd, o->threads);
   add_output_options(*cmd, o->out, {"table", "json", "md", "csv"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {

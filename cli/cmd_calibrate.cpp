@@ -171,7 +171,7 @@ void register_calibrate(CLI::App& app, Context& ctx) {
       "calibration file that --hw cpu uses from then on\nExample: rooftop calibrate --quick");
   cmd->add_flag("--quick", a->quick, "fewer repetitions and shapes (under a minute on 2 cores)");
   cmd->add_option("--device", a->device, "cpu or cuda:N")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "threads for the all-threads figures (0 = every CPU)")->capture_default_str()->check(in_range(0, 1024));
+  add_threads_option(*cmd, a->threads, "for the all-threads figures");
   cmd->add_flag("--allow-busy", a->allow_busy, "store the figures even when their spread says the machine was busy");
   add_output_options(*cmd, a->out, {"table", "json", "md", "csv"});
   cmd->callback([&ctx, a] { ctx.action = [&ctx, a] { return run_calibrate(ctx, *a); }; });

@@ -141,12 +141,12 @@ void register_quant(CLI::App& app, Context& ctx) {
                                  "quantization error on real weights: each 2-D tensor of a GGUF re-quantized into per-tensor int8 "
                                  "and the block formats (RMSE, max error, SNR, the share caused by the largest 0.1%)\n"
                                  "Example: rooftop quant --gguf smollm2");
-  cmd->add_option("--gguf", o->gguf, "a GGUF file, or smollm2 / gemma3 (the set-up's files)")->capture_default_str();
+  add_gguf_option(*cmd, o->gguf);
   cmd->add_option("--max-values", o->max_values, "values measured per tensor (rows sampled evenly)")->capture_default_str()->check(in_range(256, 1e9));
   cmd->add_flag("--per-tensor", o->per_tensor, "one row per tensor and format");
   cmd->add_flag("--end-to-end", o->end_to_end, "also run the model re-quantized into each format: perplexity on a fixed paragraph, "
                                                "top-1 agreement with the file's model, decode tok/s (llama and gemma3 files)");
-  cmd->add_option("--threads", o->threads, "threads for --end-to-end (0 = all cores)")->check(in_range(0, 1024));
+  add_threads_option(*cmd, o->threads, "for --end-to-end");
   add_output_options(*cmd, o->out, {"table", "json", "md", "csv", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {

@@ -242,7 +242,7 @@ void register_run(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("run", "generate text with the project's own engine and kernels, and time it\n"
                                         "Example: rooftop run --chat --prompt \"What is the capital of France?\" -n 32 [--gguf gemma3]");
-  cmd->add_option("--gguf", o->gguf, "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
+  add_gguf_option(*cmd, o->gguf);
   auto* prompt = cmd->add_option("-p,--prompt", o->prompt, "the prompt text");
   auto* prompt_ids = cmd->add_option("--prompt-ids", o->prompt_ids, "the prompt as token ids, comma-separated (exactly "
                                                                     "these ids run: for timing against other engines)")
@@ -258,7 +258,7 @@ void register_run(CLI::App& app, Context& ctx) {
   cmd->add_option("--top-p", o->s.top_p, "keep the smallest set reaching probability p")->capture_default_str()->check(in_range(1e-6, 1));
   add_seed_option(*cmd, o->s.seed, "random seed for sampling");
   cmd->add_option("--show-logits", o->show_logits, "print the N likeliest next tokens at each step")->capture_default_str()->check(in_range(0, 1000));
-  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
+  add_threads_option(*cmd, o->threads);
   cmd->add_option("--context", o->context, "KV cache capacity in tokens (0 = prompt + n)")->check(in_range(0, double(limits::kContext)));
   cmd->add_flag("--refresh", o->refresh,
                 "after the run, re-measure the calibrated figures of the file's formats (a few seconds) and predict from "

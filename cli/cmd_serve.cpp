@@ -34,7 +34,7 @@ void register_serve(CLI::App& app, Context& ctx) {
                                  "streaming), continuous batching with the simulator's scheduler\n"
                                  "Example: rooftop serve --port 8080 --max-seqs 8 (then: curl localhost:8080/v1/completions "
                                  "-d '{\"prompt\": \"The capital of France is\", \"max_tokens\": 8}')");
-  cmd->add_option("--gguf", o->gguf, "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
+  add_gguf_option(*cmd, o->gguf);
   cmd->add_option("--host", o->so.host, "address to listen on (127.0.0.1: this machine only)")->capture_default_str();
   cmd->add_option("--port", o->so.port, "TCP port (0: any free port, printed)")->capture_default_str()->check(in_range(0, 65535));
   cmd->add_option("--max-seqs", o->so.limits.max_seqs, "sequences per step (and KV slots)")->capture_default_str()->check(in_range(1, 1024));
@@ -42,7 +42,7 @@ void register_serve(CLI::App& app, Context& ctx) {
   cmd->add_option("--context", o->so.limits.capacity, "positions per sequence: prompt + max_tokens at most")->capture_default_str()->check(in_range(2, 131072));
   cmd->add_option("--max-tokens", o->so.max_tokens, "the most tokens a request may ask for")->capture_default_str()->check(in_range(1, 131072));
   cmd->add_option("--max-in-flight", o->so.max_in_flight, "requests queued or running; one more is answered 429")->capture_default_str()->check(in_range(1, 4096));
-  cmd->add_option("--threads", o->threads, "worker threads of the kernels (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
+  add_threads_option(*cmd, o->threads);
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
       check_threads(o->threads);

@@ -32,7 +32,7 @@ void register_tokenize(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("tokenize", "split a text into the model's tokens, with ids and the count\n"
                                              "Example: rooftop tokenize \"The capital of France is\"");
   cmd->add_option("text", o->text, "the text to tokenize")->required();
-  cmd->add_option("--gguf", o->gguf, "model file, or smollm2 / gemma3 for the files scripts/setup.sh fetched (default: smollm2)");
+  add_gguf_option(*cmd, o->gguf);
   cmd->add_flag("--special", o->special, "recognise control tokens such as <|im_start|> written in the text");
   add_output_options(*cmd, o->out, {"table", "json"});
   cmd->callback([&ctx, o] {

@@ -65,7 +65,7 @@ void register_validate(CLI::App& app, Context& ctx) {
                   "Example: rooftop validate --quick --format md -o validate.md");
   cmd->add_flag("--quick", o->quick, "a short sweep (2 models x f32/q8_0/q4_1 x context 256, and the SmolLM2 file): about 3.5 minutes on 2 cores, "
                 "half of it the quick calibration run first (--no-calibrate skips it)");
-  cmd->add_option("--threads", o->threads, "worker threads (0 = all cores)")->capture_default_str()->check(in_range(0, 1024));
+  add_threads_option(*cmd, o->threads);
   cmd->add_option("--max-memory", o->max_memory_bytes,
                   "skip configurations that allocate more than this many bytes (default: half of MemTotal)")->check(in_range(0, limits::kMemoryBytes));
   cmd->add_flag("--no-calibrate", o->no_calibrate,
