@@ -21,7 +21,7 @@
 #include "engine/run_record.h"
 #include "kernels/cpu/thread_pool.h"
 #include "hwdb/calibration.h"
-#include "microbench/validate_file.h"
+#include "validate/local/file.h"
 #include "base/process.h"
 #include "models/models.h"
 

@@ -8,7 +8,7 @@
 #include "engine/gguf_write.h"
 #include "engine/model_path.h"
 #include "engine/synthetic.h"
-#include "microbench/validate_decode.h"
+#include "validate/local/decode.h"
 
 namespace rooftop::cli {
 
@@ -39,8 +39,8 @@ void register_synth(CLI::App& app, Context& ctx) {
       if (tokens == tokenizer.end() || tokens->second.array_size() == 0)
         throw InputError(tok_file.path + " has no tokenizer.ggml.tokens list; expected a GGUF with a tokenizer");
       m.vocab = int64_t(tokens->second.array_size());  // the tokenizer sets the vocabulary (embedding rows)
-      engine::LlamaConfig c = microbench::llama_config(m, o->context);
-      if (auto why = microbench::decode_shape_problem(m, kernels::WeightFormat::f32); !why.empty()) throw InputError(why);
+      engine::LlamaConfig c = validate::llama_config(m, o->context);
+      if (auto why = validate::decode_shape_problem(m, kernels::WeightFormat::f32); !why.empty()) throw InputError(why);
       engine::FormatRule rule;
       if (o->format == "q4_k_m") {
         rule = engine::q4_k_m_rule(c.layers, m.tied_embeddings);

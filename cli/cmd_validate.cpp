@@ -17,10 +17,10 @@
 #include "kernels/cuda/gpu.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
-#include "microbench/validate_chart.h"
-#include "microbench/validate_render.h"
-#include "microbench/validate_gpu_plan.h"
-#include "microbench/validate_sweep.h"
+#include "validate/local/chart.h"
+#include "validate/local/render.h"
+#include "validate/local/gpu_plan.h"
+#include "validate/local/sweep.h"
 #include "models/models.h"
 #include "cli/report_build.h"
 #include "reports/report.h"
@@ -118,11 +118,11 @@ void register_validate(CLI::App& app, Context& ctx) {
         // The GPU sweep: InputError ("no CUDA device ...", exit 2) where there is none.
         std::vector<ModelSpec> cards;
         std::vector<std::string> skipped;
-        for (const auto& id : microbench::gpu_validation_model_ids()) {
+        for (const auto& id : validate::gpu_validation_model_ids()) {
           if (const ModelSpec* m = model_database(ctx).find(id)) cards.push_back(*m);
           else skipped.push_back(id + " skipped: not in the model database");
         }
-        const auto plan = microbench::gpu_validation_plan(cards, &skipped);
+        const auto plan = validate::gpu_validation_plan(cards, &skipped);
         gpu::GpuValidation v = gpu::validate(device, o->quick, plan);
         v.notes.insert(v.notes.end(), skipped.begin(), skipped.end());
         if (o->out.format == "json") {
@@ -143,8 +143,8 @@ void register_validate(CLI::App& app, Context& ctx) {
         emit(ctx, o->out, reports::render({t}, o->out.format == "html" ? "md" : o->out.format));
         return kExitOk;
       }
-      microbench::SweepConfig config;
-      const auto plan = o->quick ? microbench::quick_plan() : microbench::full_plan();
+      validate::SweepConfig config;
+      const auto plan = o->quick ? validate::quick_plan() : validate::full_plan();
       const auto& db = model_database(ctx);
       std::vector<std::string> missing;
       for (const auto& id : plan.all_model_ids()) {
@@ -160,7 +160,7 @@ void register_validate(CLI::App& app, Context& ctx) {
         missing.push_back(std::string(engine::kDefaultModelFile) + ": not in the cache (scripts/setup.sh fetches it)");
       }
       config.threads = o->threads;
-      config.max_memory_bytes = o->max_memory_bytes > 0 ? o->max_memory_bytes : microbench::default_max_memory_bytes();
+      config.max_memory_bytes = o->max_memory_bytes > 0 ? o->max_memory_bytes : validate::default_max_memory_bytes();
       if (!o->no_calibrate && (o->hw == "cpu" || o->hw == "local")) {
         // The analyzer's CPU figures come from the calibration file; measuring it right before the sweep
         // keeps machine drift (other tenants, clocks) out of the prediction error.
@@ -175,26 +175,26 @@ void register_validate(CLI::App& app, Context& ctx) {
       const ChipSpec chip = resolve_chip(ctx, o->hw);
       std::function<void(const std::string&)> progress;
       if (isatty(STDERR_FILENO)) progress = [&ctx](const std::string& line) { ctx.err << line << std::endl; };
-      auto r = microbench::run_sweep(config, chip, progress);
+      auto r = validate::run_sweep(config, chip, progress);
       r.skipped.insert(r.skipped.begin(), missing.begin(), missing.end());
-      save_local_record(ctx, microbench::validate_json(r));
-      if (o->out.format == "json") emit(ctx, o->out, microbench::validate_json(r));
+      save_local_record(ctx, validate::validate_json(r));
+      if (o->out.format == "json") emit(ctx, o->out, validate::validate_json(r));
       else if (o->out.format == "html")
-        emit(ctx, o->out, microbench::validate_html(r, reports::svg::render(microbench::validate_law_chart(r))));
+        emit(ctx, o->out, validate::validate_html(r, reports::svg::render(validate::validate_law_chart(r))));
       else if (o->out.format == "md") {
-        std::string md = microbench::validate_markdown(r);
+        std::string md = validate::validate_markdown(r);
         if (!o->out.output.empty()) {  // the chart goes beside FILE as <stem>-law.svg
           const std::filesystem::path file(o->out.output);
           const std::filesystem::path chart = file.parent_path() / (file.stem().string() + "-law.svg");
           OutputOptions svg_out = o->out;
           svg_out.output = chart.string();
-          emit(ctx, svg_out, reports::svg::render(microbench::validate_law_chart(r)));
+          emit(ctx, svg_out, reports::svg::render(validate::validate_law_chart(r)));
           md += "\n![measured decode tok/s against bytes per token, with the law's curve](" +
                 chart.filename().string() + ")\n";
         }
         emit(ctx, o->out, md);
       }
-      else emit(ctx, o->out, microbench::validate_table(r));
+      else emit(ctx, o->out, validate::validate_table(r));
       return kExitOk;
     };
   });

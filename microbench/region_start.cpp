@@ -3,12 +3,12 @@
 #include <cmath>
 #include <vector>
 
+#include "base/stats.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/kernel_bench.h"
 #include "microbench/overhead.h"
 #include "kernels/cpu/random_weights.h"
-#include "microbench/validate_summary.h"
 
 namespace rooftop::microbench {
 

@@ -70,7 +70,7 @@ struct GpuModelShape {
 };
 // Cached positions every decode step's attention reads in the sweep.
 constexpr int64_t kValidationContext = 1024;
-// One point of the sweep's plan (microbench/validate_gpu_plan.h builds it from model cards): a model's shape in
+// One point of the sweep's plan (validate/local/gpu_plan.h builds it from model cards): a model's shape in
 // one weight format ("bf16", "fp8_e4m3", "q8_0", "q4_1"), and the bytes one decode step moves by the analyzer's
 // accounting (pass_work), the same as the CPU sweep's.
 struct GpuPlanPoint {

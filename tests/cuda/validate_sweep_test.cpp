@@ -11,7 +11,7 @@
 using namespace rooftop;
 
 namespace {
-// The plan `rooftop validate --device cuda:0` runs (microbench/validate_gpu_plan.cpp builds it from the cards; this
+// The plan `rooftop validate --device cuda:0` runs (validate/local/gpu_plan.cpp builds it from the cards; this
 // test links the CUDA module alone): the three shapes from their config.json files, and a plain count of the
 // weights and the bf16 KV read as the bytes.
 std::vector<gpu::GpuPlanPoint> hand_plan() {

@@ -1,7 +1,7 @@
 // The GPU sweep's plan: shapes from the model cards, bytes per token from the analyzer's pass_work.
 #include <catch2/catch.hpp>
 
-#include "microbench/validate_gpu_plan.h"
+#include "validate/local/gpu_plan.h"
 #include "models/models.h"
 
 using namespace rooftop;
@@ -9,10 +9,10 @@ using namespace rooftop;
 TEST_CASE("the GPU plan takes its shapes from the cards and its bytes from pass_work", "[validate][gpu]") {
   const auto db = models::load();
   std::vector<ModelSpec> cards;
-  for (const auto& id : microbench::gpu_validation_model_ids()) cards.push_back(*db.find(id));
+  for (const auto& id : validate::gpu_validation_model_ids()) cards.push_back(*db.find(id));
   cards.push_back(*db.find("qwen3-30b-a3b"));  // MoE: the GPU decode step runs a dense llama layer
   std::vector<std::string> skipped;
-  const auto plan = microbench::gpu_validation_plan(cards, &skipped);
+  const auto plan = validate::gpu_validation_plan(cards, &skipped);
   REQUIRE(plan.size() == 12);  // 3 cards x bf16, fp8_e4m3, q8_0, q4_1
   REQUIRE(skipped.size() == 1);
   CHECK(skipped[0].find("qwen3-30b-a3b") != std::string::npos);

@@ -9,12 +9,12 @@
 #include "engine/ggml_types.h"
 #include "engine/model.h"
 #include "hwdb/hwdb.h"
-#include "microbench/validate_file.h"
-#include "microbench/validate_sweep.h"
+#include "validate/local/file.h"
+#include "validate/local/sweep.h"
 #include "models/models.h"
 
 using namespace rooftop;
-using namespace rooftop::microbench;
+using namespace rooftop::validate;
 
 namespace {
 const engine::LlamaModel& smol() {

@@ -7,15 +7,15 @@
 #include "toy_model.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cpu/thread_pool.h"
-#include "microbench/validate_chart.h"
-#include "microbench/validate_decode.h"
-#include "microbench/validate_render.h"
-#include "microbench/validate_summary.h"
-#include "microbench/validate_sweep.h"
-#include "microbench/validate_terms.h"
+#include "validate/local/chart.h"
+#include "validate/local/decode.h"
+#include "validate/local/render.h"
+#include "validate/local/summary.h"
+#include "validate/local/sweep.h"
+#include "validate/local/terms.h"
 
 using namespace rooftop;
-using namespace rooftop::microbench;
+using namespace rooftop::validate;
 
 namespace {
 

@@ -1,10 +1,10 @@
-#include "microbench/validate_gpu_plan.h"
+#include "validate/local/gpu_plan.h"
 
 #include "analyzer/formats.h"
 #include "analyzer/memory.h"
 #include "analyzer/work.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 const std::vector<std::string>& gpu_validation_model_ids() {
   static const std::vector<std::string> ids = {"smollm2-135m", "qwen2.5-1.5b", "llama-3.1-8b"};
@@ -51,4 +51,4 @@ std::vector<gpu::GpuPlanPoint> gpu_validation_plan(const std::vector<ModelSpec>&
   return plan;
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

@@ -1,5 +1,5 @@
 // The validate sweep: build each (model, format) once, time decode steps per context, ask the analyzer.
-#include "microbench/validate_sweep.h"
+#include "validate/local/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,11 +24,13 @@
 #include "hwdb/host_cpu.h"
 #include "microbench/kernel_bench.h"
 #include "microbench/calibrate.h"
-#include "microbench/validate_decode.h"
-#include "microbench/validate_file.h"
-#include "microbench/validate_terms.h"
+#include "validate/local/decode.h"
+#include "validate/local/file.h"
+#include "validate/local/terms.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
+
+using namespace microbench;  // the sweep drives the measurement library: timers, probes, calibration
 namespace {
 
 using kernels::WeightFormat;
@@ -290,7 +292,7 @@ ValidatePoint measure_prefill_point(const ModelSpec& m, WeightFormat f, int64_t 
 namespace {
 
 // The key the analyzer reads for a batch's memory roof at width k: the single-token kernel, or the batched
-// kernel at n = 4 / 16. The sweep's batches are those sizes (validate_sweep.h), where the analyzer prices with
+// kernel at n = 4 / 16. The sweep's batches are those sizes (sweep.h), where the analyzer prices with
 // that one kernel; a batch between them is priced on the line between two kernels' times (speed.cpp), and the
 // probe would re-measure only one of the two.
 std::string roof_key(WeightFormat f, int64_t k, int64_t batch) {
@@ -564,4 +566,4 @@ double default_max_memory_bytes() {
   return 0;
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

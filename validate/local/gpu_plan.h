@@ -7,7 +7,7 @@
 #include "analyzer/model_spec.h"
 #include "kernels/cuda/gpu.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 // The cards the GPU sweep runs: smollm2-135m, qwen2.5-1.5b, llama-3.1-8b (576 to 4096 wide).
 const std::vector<std::string>& gpu_validation_model_ids();
@@ -18,4 +18,4 @@ const std::vector<std::string>& gpu_validation_model_ids();
 // FFN and full grouped-query attention) is left out with a line in `skipped`.
 std::vector<gpu::GpuPlanPoint> gpu_validation_plan(const std::vector<ModelSpec>& cards, std::vector<std::string>* skipped);
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

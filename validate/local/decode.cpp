@@ -1,5 +1,5 @@
 // The synthetic engine: a model card's shape built in memory and run by the engine's forward pass.
-#include "microbench/validate_decode.h"
+#include "validate/local/decode.h"
 
 #include <algorithm>
 #include <random>
@@ -8,7 +8,7 @@
 #include "engine/synthetic.h"
 #include "microbench/timer.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 using kernels::WeightFormat;
 
@@ -88,8 +88,8 @@ void SyntheticEngine::prefill(int64_t prompt) {
 
 namespace {
 // The timer settings both engine timings use: samples of at least 5 ms.
-TimerOptions engine_timer(int warmup, int repetitions) {
-  TimerOptions opt;
+microbench::TimerOptions engine_timer(int warmup, int repetitions) {
+  microbench::TimerOptions opt;
   opt.warmup = warmup;
   opt.repetitions = repetitions;
   opt.min_sample_s = 5e-3;
@@ -97,12 +97,12 @@ TimerOptions engine_timer(int warmup, int repetitions) {
 }
 }  // namespace
 
-Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch) {
-  return time_per_call([&] { model.step(batch); }, engine_timer(warmup, repetitions));
+microbench::Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch) {
+  return microbench::time_per_call([&] { model.step(batch); }, engine_timer(warmup, repetitions));
 }
 
-Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions) {
-  return time_per_call([&] { model.prefill(prompt); }, engine_timer(warmup, repetitions));
+microbench::Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions) {
+  return microbench::time_per_call([&] { model.prefill(prompt); }, engine_timer(warmup, repetitions));
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

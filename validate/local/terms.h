@@ -3,9 +3,9 @@
 #include "analyzer/chip_spec.h"
 #include "analyzer/model_spec.h"
 #include "analyzer/speed.h"
-#include "microbench/validate_summary.h"
+#include "validate/local/summary.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 // The chip the analyzer sees with only term sets 0..i (see kTermSets):
 //   1: no measured kernel rates and no fixed costs (the calibrated bandwidth/peak figures stay);
@@ -21,4 +21,4 @@ SpeedOptions options_with_terms(SpeedOptions o, int set);
 // bandwidth / the point's measured bytes per token.
 double term_tokens_per_s(const ModelSpec& m, const ChipSpec& chip, const ValidatePoint& p, int set);
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

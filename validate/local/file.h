@@ -6,7 +6,7 @@
 #include "analyzer/memory.h"
 #include "engine/model.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 // A kernel format by the analyzer's name ("f32" is the analyzer's "fp32", "f16" its "fp16").
 std::string analyzer_format(kernels::WeightFormat f);
@@ -14,4 +14,4 @@ std::string analyzer_format(kernels::WeightFormat f);
 // The format holding the most bytes across the layers' matrices (q, k, v, o, gate, up, down).
 kernels::WeightFormat dominant_format(const engine::LlamaModel& m);
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

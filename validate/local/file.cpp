@@ -1,9 +1,9 @@
 // The real model file as the analyzer sees it.
-#include "microbench/validate_file.h"
+#include "validate/local/file.h"
 
 #include <map>
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 std::string analyzer_format(kernels::WeightFormat f) {
   const std::string n = kernels::format_name(f);
@@ -21,4 +21,4 @@ kernels::WeightFormat dominant_format(const engine::LlamaModel& m) {
   return best;
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

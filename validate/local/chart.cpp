@@ -1,13 +1,13 @@
 // The validate law chart's data and the HTML page (rendering the SVG is the caller's, via reports/svg.h).
-#include "microbench/validate_chart.h"
+#include "validate/local/chart.h"
 
 #include <algorithm>
 #include <sstream>
 
-#include "microbench/validate_render.h"
+#include "validate/local/render.h"
 #include "reports/html.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 reports::svg::LineChart validate_law_chart(const SweepResult& r) {
   namespace svg = reports::svg;
   svg::LineChart c;
@@ -80,4 +80,4 @@ std::string validate_html(const SweepResult& r, const std::string& svg) {
   return s.str();
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

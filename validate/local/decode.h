@@ -16,7 +16,7 @@
 #include "kernels/cpu/thread_pool.h"
 #include "microbench/stats.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 // The engine's shape for a dense llama-style model card (context = max_context).
 engine::LlamaConfig llama_config(const ModelSpec& m, int64_t max_context);
@@ -58,8 +58,8 @@ class SyntheticEngine {
 };
 
 // Seconds per decode step (warm-up steps, then samples of whole steps).
-Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch = 1);
+microbench::Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch = 1);
 // Seconds per prefill of a `prompt`-token prompt (the time to first token).
-Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions);
+microbench::Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions);
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

@@ -1,23 +1,16 @@
 // Validation error arithmetic: relative error, median/max of |error|, memory/compute split.
-#include "microbench/validate_summary.h"
+#include "validate/local/summary.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 double relative_error(double predicted, double measured) {
   if (!(measured > 0) || !std::isfinite(measured) || !std::isfinite(predicted))
     throw std::invalid_argument("relative_error: measured must be finite and > 0, predicted finite");
   return predicted / measured - 1.0;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) throw std::invalid_argument("median of no values");
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 ErrorStats error_stats(const std::vector<double>& errors) {
@@ -58,4 +51,4 @@ ValidateSummary summarize_points(const std::vector<ValidatePoint>& points) {
   return s;
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

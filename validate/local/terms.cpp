@@ -1,12 +1,12 @@
 // Term sets of the prediction model: chip copies with some calibrated rates left empty, asked of rooftop::speed.
-#include "microbench/validate_terms.h"
+#include "validate/local/terms.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "microbench/validate_sweep.h"
+#include "validate/local/sweep.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 ChipSpec chip_with_terms(const ChipSpec& chip, int set) {
   if (set < 0 || set >= kTermSets) throw std::invalid_argument("term set index out of range");
   ChipSpec c = chip;
@@ -43,4 +43,4 @@ double term_tokens_per_s(const ModelSpec& m, const ChipSpec& chip, const Validat
   return r.points.at(0).decode_tokens_per_s;
 }
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
-namespace rooftop::microbench {
+#include "base/stats.h"  // median
 
-// The model's terms, added one at a time (see validate_terms.h): 0 the plain law, 1 + per-op
+namespace rooftop::validate {
+
+// The model's terms, added one at a time (see terms.h): 0 the plain law, 1 + per-op
 // max(memory, compute) at the calibrated bandwidth, 2 + per-format kernel rates, 3 + fixed costs (full).
 inline constexpr int kTermSets = 4;
 
@@ -98,12 +100,10 @@ const char* term_set_name(int i);
 
 // predicted / measured - 1 (measured > 0 and finite, else std::invalid_argument).
 double relative_error(double predicted, double measured);
-// Median of values (the mean of the two middle ones for an even count); empty: std::invalid_argument.
-double median(std::vector<double> values);
 // Median and maximum of |e| over `errors`.
 ErrorStats error_stats(const std::vector<double>& errors);
 // Split decode points by the analyzer's bound and summarize each group, the plain law and each term
 // set over decode points, and prefill points on their own.
 ValidateSummary summarize_points(const std::vector<ValidatePoint>& points);
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate

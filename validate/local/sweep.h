@@ -10,9 +10,9 @@
 #include "analyzer/model_spec.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_pool.h"
-#include "microbench/validate_summary.h"
+#include "validate/local/summary.h"
 
-namespace rooftop::microbench {
+namespace rooftop::validate {
 
 // What a sweep measures: decode at batch 1 (models x formats x contexts), decode at batches above 1
 // (batch_model_ids x formats x contexts x batches), prefill (prefill models x formats x prompts).
@@ -96,4 +96,4 @@ SweepResult run_sweep(const SweepConfig& config, const ChipSpec& chip,
 // Half of MemTotal from /proc/meminfo (0 when unreadable).
 double default_max_memory_bytes();
 
-}  // namespace rooftop::microbench
+}  // namespace rooftop::validate
