@@ -17,8 +17,8 @@
 #include "kernels/cuda/gpu.h"
 #include "microbench/calibrate.h"
 #include "microbench/calibration_record.h"
-#include "validate/local/chart.h"
-#include "validate/local/render.h"
+#include "reports/validation_chart.h"
+#include "reports/validation_render.h"
 #include "validate/local/gpu_plan.h"
 #include "validate/local/sweep.h"
 #include "models/models.h"
@@ -177,24 +177,24 @@ void register_validate(CLI::App& app, Context& ctx) {
       if (isatty(STDERR_FILENO)) progress = [&ctx](const std::string& line) { ctx.err << line << std::endl; };
       auto r = validate::run_sweep(config, chip, progress);
       r.skipped.insert(r.skipped.begin(), missing.begin(), missing.end());
-      save_local_record(ctx, validate::validate_json(r));
-      if (o->out.format == "json") emit(ctx, o->out, validate::validate_json(r));
+      save_local_record(ctx, reports::validate_json(r));
+      if (o->out.format == "json") emit(ctx, o->out, reports::validate_json(r));
       else if (o->out.format == "html")
-        emit(ctx, o->out, validate::validate_html(r, reports::svg::render(validate::validate_law_chart(r))));
+        emit(ctx, o->out, reports::validate_html(r, reports::svg::render(reports::validate_law_chart(r))));
       else if (o->out.format == "md") {
-        std::string md = validate::validate_markdown(r);
+        std::string md = reports::validate_markdown(r);
         if (!o->out.output.empty()) {  // the chart goes beside FILE as <stem>-law.svg
           const std::filesystem::path file(o->out.output);
           const std::filesystem::path chart = file.parent_path() / (file.stem().string() + "-law.svg");
           OutputOptions svg_out = o->out;
           svg_out.output = chart.string();
-          emit(ctx, svg_out, reports::svg::render(validate::validate_law_chart(r)));
+          emit(ctx, svg_out, reports::svg::render(reports::validate_law_chart(r)));
           md += "\n![measured decode tok/s against bytes per token, with the law's curve](" +
                 chart.filename().string() + ")\n";
         }
         emit(ctx, o->out, md);
       }
-      else emit(ctx, o->out, validate::validate_table(r));
+      else emit(ctx, o->out, reports::validate_table(r));
       return kExitOk;
     };
   });

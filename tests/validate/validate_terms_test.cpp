@@ -7,10 +7,10 @@
 #include "toy_model.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cpu/thread_pool.h"
-#include "validate/local/chart.h"
+#include "reports/validation_chart.h"
 #include "validate/local/decode.h"
-#include "validate/local/render.h"
-#include "validate/local/summary.h"
+#include "reports/validation_render.h"
+#include "reports/validation.h"
 #include "validate/local/sweep.h"
 #include "validate/local/terms.h"
 

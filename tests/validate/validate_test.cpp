@@ -9,8 +9,8 @@
 #include "hwdb/hwdb.h"
 #include "kernels/cpu/thread_pool.h"
 #include "validate/local/decode.h"
-#include "validate/local/render.h"
-#include "validate/local/summary.h"
+#include "reports/validation_render.h"
+#include "reports/validation.h"
 #include "validate/local/sweep.h"
 
 using namespace rooftop;

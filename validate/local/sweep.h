@@ -10,7 +10,7 @@
 #include "analyzer/model_spec.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_pool.h"
-#include "validate/local/summary.h"
+#include "validate/local/records.h"
 
 namespace rooftop::validate {
 
@@ -50,18 +50,6 @@ struct SweepConfig {
   ModelSpec file_spec;
 };
 
-struct SweepResult {
-  std::string chip_id, chip_name;
-  double memory_bandwidth_bytes_per_s = 0;  // the chip's figure the law and the analyzer use
-  std::string bandwidth_provenance;         // "measured <date>", "derived" ...
-  bool calibrated = false;
-  int threads = 0;
-  std::vector<ValidatePoint> points;
-  std::vector<std::string> skipped;          // one line per skipped configuration, with the reason
-  // With refresh_calibration: the STREAM read bandwidth of each refresh, in sweep order (the drift).
-  std::vector<double> refreshed_bandwidths_bytes_per_s;
-  ValidateSummary summary;
-};
 
 // Fill the analyzer's side of a point measured for model m: predicted tok/s, bound, relative error,
 // the plain law and its error, each term set's prediction (decode), the fraction of the bandwidth reached.

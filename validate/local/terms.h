@@ -3,7 +3,7 @@
 #include "analyzer/chip_spec.h"
 #include "analyzer/model_spec.h"
 #include "analyzer/speed.h"
-#include "validate/local/summary.h"
+#include "validate/local/records.h"
 
 namespace rooftop::validate {
 

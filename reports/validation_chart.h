@@ -2,10 +2,10 @@
 #pragma once
 #include <string>
 
-#include "validate/local/sweep.h"
+#include "reports/validation.h"
 #include "reports/svg.h"
 
-namespace rooftop::validate {
+namespace rooftop::reports {
 
 // Log-log chart data (rendered with reports::svg::render): one marker series per analyzer bound over
 // the decode points (x = bytes per token, y = measured tok/s) and the law's line, bandwidth / bytes,
@@ -16,4 +16,4 @@ reports::svg::LineChart validate_law_chart(const SweepResult& r);
 // (the rendered law chart) inline. Text is HTML-escaped; `svg` is inserted as is.
 std::string validate_html(const SweepResult& r, const std::string& svg);
 
-}  // namespace rooftop::validate
+}  // namespace rooftop::reports

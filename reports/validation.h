@@ -9,7 +9,7 @@
 
 #include "base/stats.h"  // median
 
-namespace rooftop::validate {
+namespace rooftop::reports {
 
 // The model's terms, added one at a time (see terms.h): 0 the plain law, 1 + per-op
 // max(memory, compute) at the calibrated bandwidth, 2 + per-format kernel rates, 3 + fixed costs (full).
@@ -95,6 +95,19 @@ struct ValidateSummary {
 
 inline constexpr double kComputeAgreeFraction = 0.7;
 
+struct SweepResult {
+  std::string chip_id, chip_name;
+  double memory_bandwidth_bytes_per_s = 0;  // the chip's figure the law and the analyzer use
+  std::string bandwidth_provenance;         // "measured <date>", "derived" ...
+  bool calibrated = false;
+  int threads = 0;
+  std::vector<ValidatePoint> points;
+  std::vector<std::string> skipped;          // one line per skipped configuration, with the reason
+  // With refresh_calibration: the STREAM read bandwidth of each refresh, in sweep order (the drift).
+  std::vector<double> refreshed_bandwidths_bytes_per_s;
+  ValidateSummary summary;
+};
+
 // Name of term set i (0 <= i < kTermSets).
 const char* term_set_name(int i);
 
@@ -106,4 +119,4 @@ ErrorStats error_stats(const std::vector<double>& errors);
 // set over decode points, and prefill points on their own.
 ValidateSummary summarize_points(const std::vector<ValidatePoint>& points);
 
-}  // namespace rooftop::validate
+}  // namespace rooftop::reports

@@ -2,9 +2,9 @@
 #pragma once
 #include <string>
 
-#include "validate/local/sweep.h"
+#include "reports/validation.h"
 
-namespace rooftop::validate {
+namespace rooftop::reports {
 
 std::string validate_table(const SweepResult& r);     // aligned text columns + summary + lesson
 std::string validate_markdown(const SweepResult& r);  // the same as a Markdown table
@@ -17,4 +17,4 @@ std::string validate_terms_line(const SweepResult& r);
 // plain law and the analyzer were off, which points the analyzer called compute-bound.
 std::string validate_teaches(const SweepResult& r);
 
-}  // namespace rooftop::validate
+}  // namespace rooftop::reports

@@ -1,11 +1,11 @@
 // Validation error arithmetic: relative error, median/max of |error|, memory/compute split.
-#include "validate/local/summary.h"
+#include "reports/validation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace rooftop::validate {
+namespace rooftop::reports {
 
 double relative_error(double predicted, double measured) {
   if (!(measured > 0) || !std::isfinite(measured) || !std::isfinite(predicted))
@@ -51,4 +51,4 @@ ValidateSummary summarize_points(const std::vector<ValidatePoint>& points) {
   return s;
 }
 
-}  // namespace rooftop::validate
+}  // namespace rooftop::reports

@@ -1,5 +1,5 @@
 // Renderers for the validate sweep: every view is computed from the same SweepResult record.
-#include "validate/local/render.h"
+#include "reports/validation_render.h"
 
 #include <algorithm>
 
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-namespace rooftop::validate {
+namespace rooftop::reports {
 namespace {
 
 std::string num(double v, const char* f = "%.3g") {
@@ -308,4 +308,4 @@ std::string validate_json(const SweepResult& r) {
   return j.dump(2) + "\n";
 }
 
-}  // namespace rooftop::validate
+}  // namespace rooftop::reports

@@ -1,13 +1,13 @@
 // The validate law chart's data and the HTML page (rendering the SVG is the caller's, via reports/svg.h).
-#include "validate/local/chart.h"
+#include "reports/validation_chart.h"
 
 #include <algorithm>
 #include <sstream>
 
-#include "validate/local/render.h"
+#include "reports/validation_render.h"
 #include "reports/html.h"
 
-namespace rooftop::validate {
+namespace rooftop::reports {
 reports::svg::LineChart validate_law_chart(const SweepResult& r) {
   namespace svg = reports::svg;
   svg::LineChart c;
@@ -80,4 +80,4 @@ std::string validate_html(const SweepResult& r, const std::string& svg) {
   return s.str();
 }
 
-}  // namespace rooftop::validate
+}  // namespace rooftop::reports
