@@ -20,7 +20,7 @@ inline constexpr double kParams = 1e15;                  // parameters of one mo
 inline constexpr double kMemoryBytes = 1e18;            // a chip card's memory (1 EB)
 inline constexpr double kRate = 1e21;                   // any rate on a card: FLOP/s, B/s (1 zetta)
 
-// Files read whole. (A GGUF file is not read whole: engine/gguf.cpp bounds each count, string and
+// Files read whole. (A GGUF file is not read whole: gguf/gguf.cpp bounds each count, string and
 // tensor by the bytes left in the file and checks every product for overflow.)
 inline constexpr int64_t kTextFileBytes = int64_t(64) << 20;  // a JSON/YAML file (64 MiB)
 inline constexpr int kJsonDepth = 64;                         // nesting of objects/arrays in a JSON file

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/model.h"
 
 namespace rooftop::engine {

@@ -6,7 +6,7 @@
 #include "base/limits.h"
 
 #include "base/errors.h"
-#include "engine/ggml_types.h"
+#include "gguf/ggml_types.h"
 
 namespace rooftop::engine {
 namespace {

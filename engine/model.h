@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "base/buffer.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/random_weights.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/model.h"
 #include "kernels/cpu/kernels.h"
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/pretokenizer.h"
 
 namespace rooftop::engine {

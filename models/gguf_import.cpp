@@ -11,8 +11,8 @@
 #include "analyzer/params.h"
 #include "analyzer/formats.h"
 #include "base/text.h"
-#include "engine/ggml_types.h"
-#include "engine/gguf.h"
+#include "gguf/ggml_types.h"
+#include "gguf/gguf.h"
 #include "models/models.h"
 
 namespace rooftop::models {

@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 #include "analyzer/errors.h"
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/model_path.h"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include "analyzer/errors.h"
 #include "base/process.h"
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "gguf_writer.h"
 #include "model_file.h"
 

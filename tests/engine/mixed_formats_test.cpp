@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/forward.h"
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/model.h"
 #include "gguf_writer.h"
 #include "kernels/cpu/thread_pool.h"

@@ -8,7 +8,7 @@
 
 #include "analyzer/params.h"
 #include "base/errors.h"
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/model.h"
 #include "engine/tokenizer.h"
 #include "models/models.h"

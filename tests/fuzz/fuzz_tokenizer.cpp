@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "engine/model_path.h"
 #include "engine/tokenizer.h"
 

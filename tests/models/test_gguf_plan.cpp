@@ -8,7 +8,7 @@
 #include "analyzer/params.h"
 #include "analyzer/work.h"
 #include "analyzer/errors.h"
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 #include "models/models.h"
 #include "tests/engine/gguf_writer.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "../engine/model_file.h"
-#include "engine/ggml_types.h"
+#include "gguf/ggml_types.h"
 #include "engine/model.h"
 #include "hwdb/hwdb.h"
 #include "validate/local/file.h"

@@ -1,5 +1,5 @@
 // GGUF parsing over a byte buffer (bounds-checked at every read) and the mmap-backed file opener.
-#include "engine/gguf.h"
+#include "gguf/gguf.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,7 +15,7 @@
 
 #include "base/buffer.h"
 #include "base/errors.h"
-#include "engine/ggml_types.h"
+#include "gguf/ggml_types.h"
 
 namespace rooftop::engine {
 namespace {

@@ -1,5 +1,5 @@
 // The table of ggml tensor types (block sizes from ggml's block_* structs).
-#include "engine/ggml_types.h"
+#include "gguf/ggml_types.h"
 
 namespace rooftop::engine {
 namespace {
