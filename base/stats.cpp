@@ -17,8 +17,11 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
 }
 
 double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median of no values");
   std::sort(values.begin(), values.end());
-  return quantile_sorted(values, 0.5);
+  const size_t n = values.size();
+  // The middle value itself (not quantile_sorted's interpolation, which turns {1, 2, inf} into NaN).
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 }  // namespace rooftop

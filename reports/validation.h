@@ -11,7 +11,7 @@
 
 namespace rooftop::reports {
 
-// The model's terms, added one at a time (see terms.h): 0 the plain law, 1 + per-op
+// The model's terms, added one at a time (see validate/local/terms.h): 0 the plain law, 1 + per-op
 // max(memory, compute) at the calibrated bandwidth, 2 + per-format kernel rates, 3 + fixed costs (full).
 inline constexpr int kTermSets = 4;
 
