@@ -175,7 +175,12 @@ double unit_limited(double bw, double cap) {
 }
 
 double RuntimeProfile::decode_fraction(std::string_view family, const ChipSpec& chip, double fallback) const {
-  const double f = lookup(decode_bandwidth_fraction, family, chip.architecture, fallback);
+  double f = lookup(decode_bandwidth_fraction, family, chip.architecture, fallback);
+  // A low-bit k-quant (Q2_K, Q3_K) runs the same kind of dequantizing mat-vec as the 4-6-bit k-quants but unpacks
+  // more weights, with more scales, per byte: it never streams faster than they do on the same chip (PR 4766: Q2_K
+  // decoded slower than Q4_0 on an RTX 3090 and a Tesla P40). Without this bound a family cell fitted from two
+  // chips' records set its fraction for every other chip (llama.cpp's lowbit/* went to 1.0 on 2026-12-07).
+  if (family == "lowbit") f = std::min(f, lookup(decode_bandwidth_fraction, "kquant", chip.architecture, fallback));
   const double bw = chip.memory_bandwidth_bytes_per_s;
   if (!(unit_stream_bytes_per_s > 0) || chip.compute_units.value_or(0) <= 0 || !(bw > 0)) return f;
   return unit_limited(f * bw, unit_stream_bytes_per_s * static_cast<double>(*chip.compute_units)) / bw;

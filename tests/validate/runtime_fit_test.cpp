@@ -100,6 +100,20 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
     p.unit_stream_bytes_per_s = 0;  // 0: no cap
     CHECK(ms(c) == Approx(1.25e-3));
   }
+  SECTION("a low-bit k-quant never streams faster than the k-quants on the same chip") {
+    // lowbit/* 0.9 would stream 1 GB at 1 TB/s in 1.111 ms; the kquant cell on this (ampere) chip is 0.5, so lowbit
+    // takes 0.5 (2 ms). On hopper (kquant/* 0.6) it takes 0.6 (1.667 ms); a lowbit cell below kquant's stands (0.3).
+    auto ms = [&](const ChipSpec& c) {
+      return pass_seconds(one_op(CompactOp::matmul, FormatFamily::lowbit, 1e9, 1e6, 2e14, 1), resolve_rates(p, c, 0));
+    };
+    p.decode_bandwidth_fraction["lowbit/*"] = 0.9;
+    CHECK(ms(chip) == Approx(2e-3));
+    ChipSpec hopper = chip;
+    hopper.architecture = "hopper";
+    CHECK(ms(hopper) == Approx(1e-3 / 0.6));
+    p.decode_bandwidth_fraction["lowbit/*"] = 0.3;
+    CHECK(ms(hopper) == Approx(1e-3 / 0.3));
+  }
   SECTION("q2_k and q3_k are their own family (lowbit); q4_k_m's q6_k is kquant") {
     CHECK(format_family("q2_k") == FormatFamily::lowbit);
     CHECK(format_family("q3_k") == FormatFamily::lowbit);
@@ -626,6 +640,18 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
     CHECK(b->p50 > 0.25);
     CHECK(b->p50 < 0.55);
     CHECK(std::fabs(fit.profile.band("decode", "hopper")->p50) < 0.06);
+  }
+  SECTION("long-context decode sets the attention fraction despite its prior towards 1") {
+    // KV at half the weights' rate (attention_fraction 0.5): at a 64k-100k context llama-3.1-8b reads 8-13 GB of KV
+    // per token against 4.9 GB of q4_k_m weights, so those records show it; the prior (towards 1) weighs little.
+    RuntimeProfile slow_kv = truth;
+    slow_kv.attention_fraction = 0.5;
+    Toy toy(slow_kv, {1.0, 1.0, 1.0});
+    toy.add_decode_source(slow_kv, "a100-80g", {65536, 81920, 98304, 100000, 110000, 120000}, 1.0);
+    const auto fit = toy.fit();
+    CHECK(fit.profile.term_on("attention_fraction", fit.profile.attention_fraction, "ampere") == Approx(0.5).epsilon(0.1));
+    for (const auto& p : fit.in_sample)
+      if (p.source == 3) CHECK(std::fabs(p.error()) < 0.08);
   }
   SECTION("a per-unit streaming limit is recovered from chips of one architecture with different memory") {
     // A100 (HBM, 108 SMs, 2,039 GB/s), RTX 3090 and A40 (GDDR, 82 and 84 SMs, 936 and 696 GB/s), all Ampere: at
