@@ -42,8 +42,9 @@ constexpr double kPrior = 0.01;
 // Decode attention streams the KV cache as the mat-vecs stream the weights, so its fraction (relative to the weights')
 // is shrunk towards 1 with this weight. Only long-context decode records measure it; without them it stood in for
 // other misses (held out of the llama.cpp fit, PR 26570's M2 Ultra tg32 at depths up to 32k fell to 0.28 on
-// apple-m2 and -34% median error). Chosen among 0.01, 0.1, 0.3 by leave-one-source-out decode error, all runtimes:
-// 11.1% / 37.4%, 11.0% / 36.2%, 11.1% / 36.0% (median / p90; docs/runtime-profiles.md, 2026-12-07 stop 51).
+// apple-m2 and -34% median error). Leave-one-source-out decode error (median / p90): all runtimes 11.1% / 37.4% without
+// it, 11.0% / 36.2% at 0.1, 11.1% / 36.0% at 0.3; llama.cpp alone 13.7% / 59.9%, 13.7% / 57.7% at 0.01, 13.2% / 57.7%
+// at 0.1 (docs/runtime-profiles.md, 2026-12-07 stop 51).
 constexpr double kAttentionPrior = 0.1;
 
 // Predictions of the cases under a profile, rates resolved once per (chip, link).
