@@ -32,6 +32,7 @@ struct ChipSpec {
   std::optional<double> l2_bytes;
   std::optional<double> sram_bytes;     // on-chip SRAM (shared memory/L1 total, or SRAM of an ASIC)
   std::optional<int64_t> compute_units; // SMs, CUs, cores
+  std::optional<double> boost_clock_hz; // the compute units' boost (peak) clock, as the vendor states it
   std::vector<std::string> sources;     // datasheets and vendor pages
   std::vector<std::string> notes;       // "illustrative" remarks, caveats
   // Where each figure came from: key -> "datasheet", "measured 2026-11-29", "derived", "assumed".

@@ -182,8 +182,15 @@ double RuntimeProfile::decode_fraction(std::string_view family, const ChipSpec& 
   // chips' records set its fraction for every other chip (llama.cpp's lowbit/* went to 1.0 on 2026-12-07).
   if (family == "lowbit") f = std::min(f, lookup(decode_bandwidth_fraction, "kquant", chip.architecture, fallback));
   const double bw = chip.memory_bandwidth_bytes_per_s;
-  if (!(unit_stream_bytes_per_s > 0) || chip.compute_units.value_or(0) <= 0 || !(bw > 0)) return f;
-  return unit_limited(f * bw, unit_stream_bytes_per_s * static_cast<double>(*chip.compute_units)) / bw;
+  const double cap = unit_stream_limit(chip);
+  if (!(cap > 0) || !(bw > 0)) return f;
+  return unit_limited(f * bw, cap) / bw;
+}
+
+double RuntimeProfile::unit_stream_limit(const ChipSpec& chip) const {
+  if (!(unit_stream_bytes_per_cycle > 0) || chip.compute_units.value_or(0) <= 0 || !(chip.boost_clock_hz.value_or(0) > 0))
+    return 0;
+  return unit_stream_bytes_per_cycle * static_cast<double>(*chip.compute_units) * *chip.boost_clock_hz;
 }
 
 std::pair<int64_t, int64_t> RuntimeProfile::serving_limits(const ChipSpec& chip) const {

@@ -94,11 +94,16 @@ struct RuntimeProfile {
   double per_layer_s = 15e-6;            // fixed cost per layer per pass (launches, gaps, small ops)
   double per_step_s = 0;                 // fixed cost per pass (scheduler, sampling, host)
   ServedDelay served;                    // a served request's delay outside the passes (0 for in-process runs)
-  // Streaming rate one compute unit (SM, CU, GPU core) sustains under this runtime's kernels, bytes/s (0: no limit).
-  // A kernel keeps a fixed number of bytes in flight per unit, so by Little's law a chip streams at most
-  // units x this rate: a chip with much bandwidth per unit (HBM: A100, H100, MI300X) reaches a smaller fraction of
-  // its datasheet than a GDDR chip of the same generation. Combined with the fraction as a soft minimum.
-  double unit_stream_bytes_per_s = 0;
+  // Bytes one compute unit (SM, CU, GPU core) streams per clock cycle under this runtime's decode kernels (0: no
+  // limit). A dequantizing mat-vec issues a fixed number of instructions per weight byte, and a unit issues a bounded
+  // number per cycle, so a chip streams at most units x boost clock x this rate: a chip with much bandwidth per unit
+  // and cycle (HBM: A100, MI300X) reaches a smaller fraction of its datasheet than a GDDR chip of the same generation.
+  // Per cycle, not per second: llama.cpp's A100 SXM and H100 PCIe (2.04 and 2.0 TB/s, 108 and 114 SMs) streamed
+  // fp16 weights at 7.9 and 9.5 GB/s per SM, 5.6 and 5.4 bytes per cycle at 1.41 and 1.755 GHz (docs/runtime-profiles.md,
+  // stop 52). Combined with the fraction as a soft minimum; a chip whose card states no clock or units has no limit.
+  double unit_stream_bytes_per_cycle = 0;
+  // The limit above on this chip, bytes/s (0: none).
+  double unit_stream_limit(const ChipSpec& chip) const;
   double attention_fraction = 1;         // decode attention's KV streaming, relative to the weights' bandwidth
   double prefill_attention_fraction = 1; // prefill attention's score FLOPs, relative to the float matmuls' rate
   std::string multi_device = "tensor";   // how an unstated split uses several devices: tensor (tp) or pipeline (layers)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <vector>
 
@@ -49,6 +50,13 @@ double ring_allreduce_s(double bytes, int64_t n, double link, double latency) {
 }
 
 namespace {
+
+// A figure to three significant digits ("8.35", "1.41", "1e+03").
+std::string three_digits(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
 
 struct Rates {
   double bw = 0;       // attained bytes/s for weights and activations
@@ -482,7 +490,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   RuntimeProfile prof = o.runtime ? *o.runtime : generic_profile(cpu);
   if (o.bandwidth_efficiency) {  // the attained fraction, as stated: no per-unit limit on top
     prof.decode_bandwidth_fraction = {{"*/*", *o.bandwidth_efficiency}};
-    prof.unit_stream_bytes_per_s = 0;
+    prof.unit_stream_bytes_per_cycle = 0;
   }
   if (o.flops_efficiency) prof.gemm_fraction = {{"*/*", *o.flops_efficiency}};
   if (o.layer_overhead_s) prof.per_layer_s = *o.layer_overhead_s;
@@ -515,7 +523,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   for (double e : {r.bandwidth_efficiency, r.flops_efficiency})
     if (!(e > 0 && e <= 1)) throw InputError("efficiency factors must be in (0, 1]");
   if (use_profile) {
-    for (const char* k : {"decode_bandwidth_fraction", "unit_stream_bytes_per_s", "gemm_fraction", "per_layer_s", "collective_latency_s"})
+    for (const char* k : {"decode_bandwidth_fraction", "unit_stream_bytes_per_cycle", "gemm_fraction", "per_layer_s", "collective_latency_s"})
       if (auto it = prof.provenance.find(k); it != prof.provenance.end()) r.provenance["runtime." + std::string(k)] = it->second;
     // Only a band of the same kind of prediction (not the all-records fallback). A chip the fit has no record of
     // takes the band of held-out records whose chip no other source measured, where the profile has one.
@@ -770,9 +778,10 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     else if (use_profile)
       r.assumptions.push_back("runtime " + prof.id + " (" + prof.file + "): " + std::to_string(static_cast<int>(std::lround(r.bandwidth_efficiency * 100))) +
                               "% of bandwidth in decode" +
-                              (prof.unit_stream_bytes_per_s > 0 && chip.compute_units.value_or(0) > 0
+                              (prof.unit_stream_limit(chip) > 0 && prof.unit_stream_limit(chip) < 2 * chip.memory_bandwidth_bytes_per_s  // binds
                                    ? " (at most " + std::to_string(*chip.compute_units) + " compute units x " +
-                                         std::to_string(prof.unit_stream_bytes_per_s / 1e9).substr(0, 4) + " GB/s each)"
+                                         three_digits(prof.unit_stream_bytes_per_cycle) + " B/cycle x " +
+                                         three_digits(*chip.boost_clock_hz / 1e9) + " GHz)"
                                    : std::string()) +
                               " and " + std::to_string(static_cast<int>(std::lround(r.flops_efficiency * 100))) +
                               "% of peak in matmuls over many tokens for " + family + " weights on " +

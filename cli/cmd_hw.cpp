@@ -24,6 +24,7 @@ nlohmann::json chip_json(const ChipSpec& c) {
   opt("l2_bytes", c.l2_bytes);
   opt("sram_bytes", c.sram_bytes);
   opt("compute_units", c.compute_units);
+  opt("boost_clock_hz", c.boost_clock_hz);
   ROOFTOP_JSON_FIELDS(j, c, sources, notes, provenance);
   j["measured"] = c.measured.entries();
   j["file"] = c.file;
@@ -83,6 +84,7 @@ void register_hw(CLI::App& app, Context& ctx) {
                           c.scaleup_domain_size ? std::to_string(*c.scaleup_domain_size) + " devices per domain" : ""});
       if (c.l2_bytes) t.rows.push_back({"L2", reports::bytes(*c.l2_bytes), ""});
       if (c.compute_units) t.rows.push_back({"compute units", std::to_string(*c.compute_units), ""});
+      if (c.boost_clock_hz) t.rows.push_back({"boost clock", reports::sig(*c.boost_clock_hz / 1e9) + " GHz", ""});
       for (const auto& [k, v] : c.measured.entries()) t.rows.push_back({k, reports::sig(v), reports::provenance_of(c, k)});
       for (const auto& s : c.sources) t.footnotes.push_back("source: " + s);
       for (const auto& n : c.notes) t.footnotes.push_back("note: " + n);

@@ -23,6 +23,7 @@ const std::vector<CardKey>& card_keys() {
       {"l2_bytes", CardValue::positive, false, "a positive number of bytes"},
       {"sram_bytes", CardValue::positive, false, "a positive number of bytes"},
       {"compute_units", CardValue::count, false, "a positive integer (SMs, CUs, cores)"},
+      {"boost_clock_hz", CardValue::positive, false, "a positive clock rate in Hz (e.g. 1.41e9)"},
       {"provenance", CardValue::provenance_map, false, "a map of figure key -> datasheet|derived|assumed"},
       {"sources", CardValue::text_list, true, "a non-empty list of URLs"},
       {"notes", CardValue::text_list, false, "a list of strings"},

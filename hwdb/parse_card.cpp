@@ -165,6 +165,10 @@ ChipSpec parse_card(std::string_view yaml_text, const std::string& file) {
     else if (key == "l2_bytes") c.l2_bytes = as_positive(node, w, key, exp, limits::kMemoryBytes);
     else if (key == "sram_bytes") c.sram_bytes = as_positive(node, w, key, exp, limits::kMemoryBytes);
     else if (key == "compute_units") c.compute_units = as_count(node, w, key, exp);
+    else if (key == "boost_clock_hz") {  // Hz: a figure below 10 MHz is a clock written in MHz or GHz
+      c.boost_clock_hz = as_positive(node, w, key, exp, 1e10);
+      if (*c.boost_clock_hz < 1e7) w.fail(key, "got " + scalar_text(node) + "; expected " + exp + ", in Hz (1.41 GHz is 1.41e9)", &node);
+    }
     else if (key == "sources") c.sources = as_text_list(node, w, key, exp);
     else if (key == "notes") c.notes = as_text_list(node, w, key, exp);
     else if (key == "provenance") {

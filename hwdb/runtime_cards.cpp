@@ -148,7 +148,7 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"per_request_s", [&](auto& n, auto& k) { p.served.per_request_s = r.number(n, k, 0, 10, false); }},
       {"per_stream_s", [&](auto& n, auto& k) { p.served.per_stream_s = r.number(n, k, 0, 1, false); }},
       {"per_stream_limit", [&](auto& n, auto& k) { p.served.stream_limit = r.number(n, k, 0, 1e7, false); }},
-      {"unit_stream_bytes_per_s", [&](auto& n, auto& k) { p.unit_stream_bytes_per_s = r.number(n, k, 0, 1e13, false); }},
+      {"unit_stream_bytes_per_cycle", [&](auto& n, auto& k) { p.unit_stream_bytes_per_cycle = r.number(n, k, 0, 1e4, false); }},
       {"attention_fraction", [&](auto& n, auto& k) { p.attention_fraction = r.number(n, k, 0, 1, true); }},
       {"prefill_attention_fraction", [&](auto& n, auto& k) { p.prefill_attention_fraction = r.number(n, k, 0, 1, true); }},
       {"multi_device", [&](auto& n, auto& k) {
@@ -324,7 +324,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
     << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s
 
-    << "\nunit_stream_bytes_per_s: " << p.unit_stream_bytes_per_s << "\nattention_fraction: " << p.attention_fraction
+    << "\nunit_stream_bytes_per_cycle: " << p.unit_stream_bytes_per_cycle << "\nattention_fraction: " << p.attention_fraction
     << "\nprefill_attention_fraction: " << p.prefill_attention_fraction << "\nmulti_device: " << quote(p.multi_device)
     << (p.quantized_kv.empty() ? std::string() : "\nquantized_kv: " + quote(p.quantized_kv))
     << (p.fp16_accumulate ? "\nfp16_accumulate: true" : "")

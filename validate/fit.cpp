@@ -160,15 +160,18 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       for (const auto& [arch, n] : per_arch)
         if (n >= 3) arch_term(s.name, arch, s.lo, s.hi, s.member);
   }
-  // The per-unit streaming rate, where the records' chips state their compute units: 1 GB/s to 1 TB/s per unit.
+  // The per-unit streaming rate, where the records' chips state their compute units and clock: 0.1 to 1,000 bytes
+  // per unit and cycle.
   // It describes chips against each other, so it needs two sources: one source's records (SGLang's 12) pushed it to
   // its 1 GB/s bound, where it stood in for that source's other terms.
-  bool units = false;
-  for (const RecordCase* c : cases) units = units || c->chip->compute_units.value_or(0) > 0;
+  const bool units = std::any_of(cases.begin(), cases.end(), [](const RecordCase* c) {
+    return c->chip->compute_units.value_or(0) > 0 && c->chip->boost_clock_hz.value_or(0) > 0;
+  });
   if (units && sources >= 2)
-    scalar("unit_stream_bytes_per_s", 1e9, 1e12, [](RuntimeProfile& p) -> double& {
-      if (p.unit_stream_bytes_per_s == 0) p.unit_stream_bytes_per_s = 1e11;  // starts where it binds little (100 units: 10 TB/s)
-      return p.unit_stream_bytes_per_s;
+    scalar("unit_stream_bytes_per_cycle", 0.1, 1000, [](RuntimeProfile& p) -> double& {
+      // starts where it binds little (100 units at 1.5 GHz: 15 TB/s)
+      if (p.unit_stream_bytes_per_cycle == 0) p.unit_stream_bytes_per_cycle = 100;
+      return p.unit_stream_bytes_per_cycle;
     });
   scalar("per_step_s", 1e-6, 0.05, [](RuntimeProfile& p) -> double& { return p.per_step_s; });
   // A served request's delay (ServedDelay): fitted where the card states one and records measured by a client of
@@ -232,7 +235,7 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.per_step_s = g.per_step_s;
   // A served runtime's refit starts from 1 ms per request and 0.1 ms per stream (100 streams: 10 ms).
   u.served = p.served.any() ? ServedDelay{1e-3, 1e-4, 0} : ServedDelay{};
-  u.unit_stream_bytes_per_s = 0;
+  u.unit_stream_bytes_per_cycle = 0;
   u.attention_fraction = g.attention_fraction;
   u.prefill_attention_fraction = g.prefill_attention_fraction;
   u.collective_latency_s = g.collective_latency_s;

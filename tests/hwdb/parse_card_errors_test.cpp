@@ -55,6 +55,9 @@ TEST_CASE("a good card parses with datasheet provenance", "[hwdb][parse]") {
   CHECK(!c.peak("fp4"));
   CHECK(!c.tdp_watts);
   CHECK(c.compute_units.value_or(0) == 64);
+  CHECK(!c.boost_clock_hz);
+  CHECK(rooftop::hwdb::parse_card(replace(good_card, "compute_units: 64", "compute_units: 64\nboost_clock_hz: 1.41e9"),
+                                  "cards/good.yaml").boost_clock_hz.value_or(0) == 1.41e9);
   CHECK(c.provenance.at("memory_bandwidth_bytes_per_s") == "datasheet");
   CHECK(c.provenance.at("peak_flops.bf16") == "datasheet");
   CHECK(c.file == "cards/good.yaml");
@@ -82,6 +85,10 @@ TEST_CASE("a value of the wrong type is rejected naming what was expected", "[hw
               {"cards/bad.yaml:testchip:memory_bytes", "'24 GB'", "expected a positive number of bytes"});
   check_error(replace(good_card, "compute_units: 64", "compute_units: 64.5"),
               {"cards/bad.yaml:testchip:compute_units", "integer"});
+  // A clock written in MHz (1410) or GHz (1.41) would scale the per-unit streaming limit by 1e6 or 1e9.
+  for (const char* clock : {"1410", "1.41"})
+    check_error(replace(good_card, "compute_units: 64", std::string("compute_units: 64\nboost_clock_hz: ") + clock),
+                {"cards/bad.yaml:testchip:boost_clock_hz", "in Hz (1.41 GHz is 1.41e9)"});
   check_error(replace(good_card, "sources:\n  - https://example.com/datasheet", "sources: https://x.y"),
               {"cards/bad.yaml:testchip:sources", "expected a non-empty list"});
 }

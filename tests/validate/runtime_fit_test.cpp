@@ -84,20 +84,25 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
     p.decode_bandwidth_fraction["*/ampere"] = 0.9;
     CHECK(ms(FormatFamily::legacy, chip) == Approx(1e-3));
   }
-  SECTION("a chip streams at most its compute units x the per-unit rate (Little's law), as a soft minimum") {
-    // fp8 at */* 0.8 of 1 TB/s = 800 GB/s; 100 units x 5 GB/s = 500 GB/s; (800^-3 + 500^-3)^(-1/3) = 464.9 GB/s:
-    // 1 GB in 2.151 ms. With 320 units (1.6 TB/s, twice the fraction's rate): 769.2 GB/s, 1.300 ms.
-    p.unit_stream_bytes_per_s = 5e9;
+  SECTION("a chip streams at most its compute units x clock x the per-unit, per-cycle rate, as a soft minimum") {
+    // fp8 at */* 0.8 of 1 TB/s = 800 GB/s; 100 units x 2.5 B/cycle x 2 GHz = 500 GB/s; (800^-3 + 500^-3)^(-1/3) =
+    // 464.9 GB/s: 1 GB in 2.151 ms. With 320 units (1.6 TB/s, twice the fraction's rate): 769.2 GB/s, 1.300 ms;
+    // the same 320 units at 1 GHz (800 GB/s, equal to the fraction's): 800 x 2^(-1/3) = 635.0 GB/s, 1.575 ms.
+    p.unit_stream_bytes_per_cycle = 2.5;
     ChipSpec c = chip;
     auto ms = [&](const ChipSpec& on) {
       return pass_seconds(one_op(CompactOp::matmul, FormatFamily::fp8, 1e9, 1e6, 2e14, 1), resolve_rates(p, on, 0));
     };
-    CHECK(ms(c) == Approx(1.25e-3));  // no compute units on the card: no cap
+    CHECK(ms(c) == Approx(1.25e-3));  // no compute units or clock on the card: no cap
     c.compute_units = 100;
+    CHECK(ms(c) == Approx(1.25e-3));  // units but no clock: no cap
+    c.boost_clock_hz = 2e9;
     CHECK(ms(c) == Approx(2.151e-3).epsilon(1e-3));
     c.compute_units = 320;
     CHECK(ms(c) == Approx(1.300e-3).epsilon(1e-3));
-    p.unit_stream_bytes_per_s = 0;  // 0: no cap
+    c.boost_clock_hz = 1e9;
+    CHECK(ms(c) == Approx(1.575e-3).epsilon(1e-3));
+    p.unit_stream_bytes_per_cycle = 0;  // 0: no cap
     CHECK(ms(c) == Approx(1.25e-3));
   }
   SECTION("a low-bit k-quant never streams faster than the k-quants on the same chip") {
@@ -654,14 +659,15 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
       if (p.source == 3) CHECK(std::fabs(p.error()) < 0.08);
   }
   SECTION("a per-unit streaming limit is recovered from chips of one architecture with different memory") {
-    // A100 (HBM, 108 SMs, 2,039 GB/s), RTX 3090 and A40 (GDDR, 82 and 84 SMs, 936 and 696 GB/s), all Ampere: at
-    // 6 GB/s per SM the A100 streams at most 648 GB/s, below its 0.62 x 2,039 = 1,264 GB/s; the GDDR cards less so.
+    // A100 (HBM, 108 SMs at 1.41 GHz, 2,039 GB/s), RTX 3090 and A40 (GDDR, 82 SMs at 1.695 GHz and 84 at 1.74 GHz,
+    // 936 and 696 GB/s), all Ampere: at 4 bytes per SM and cycle the A100 streams at most 609 GB/s, below its
+    // 0.62 x 2,039 = 1,264 GB/s; the GDDR cards less so (556 and 585 GB/s against 580 and 432).
     // One architecture: no per-chip cell can stand in for the limit, only the per-unit rate explains all three.
     RuntimeProfile capped = truth;
-    capped.unit_stream_bytes_per_s = 6e9;
+    capped.unit_stream_bytes_per_cycle = 4;
     Toy toy(capped, {1.0, 1.0, 1.0}, {"a100-80g", "rtx-3090", "a40"});
     const auto fit = toy.fit();
-    CHECK(fit.profile.unit_stream_bytes_per_s == Approx(6e9).epsilon(0.15));
+    CHECK(fit.profile.unit_stream_bytes_per_cycle == Approx(4).epsilon(0.15));
     for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.08);
   }
   SECTION("one source measured 2x slower: held out, it is predicted from the other two (about +100%)") {
