@@ -43,7 +43,7 @@ struct SpeedOptions {
 
 // Tokens per pass at which a calibrated prefill GEMM's marginal rate changes: below, the slope between n = 16 and 128
 // ("gemm_<fmt>_marginal_flops_per_s"); above, between 128 and 512 ("gemm_<fmt>_marginal_large_flops_per_s") where
-// measured. rooftop calibrate times the GEMM at these n (microbench/shapes.h).
+// measured. rooftop calibrate times the GEMM at these n (measure/shapes.h).
 inline constexpr double kCalibratedGemmKnotTokens = 128;
 // The row length (k) of calibrate's wide GEMM shape (Llama-3.1-8B's FFN, 14336 x 4096): its pack rate's width.
 inline constexpr double kCalibratedGemmWideK = 4096;

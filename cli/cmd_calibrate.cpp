@@ -12,7 +12,7 @@
 #include "base/files.h"
 #include "hwdb/gpu_calibration.h"
 #include "kernels/cuda/gpu.h"
-#include "microbench/calibrate.h"
+#include "measure/calibrate.h"
 #include "reports/table.h"
 #include "reports/units.h"
 
@@ -29,7 +29,7 @@ struct CalibrateArgs {
 
 std::string pct(double fraction) { return fraction > 0 ? reports::sig(100 * fraction) + "%" : "n/a"; }
 
-std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, const std::string& path) {
+std::vector<reports::Table> cpu_tables(const measure::CalibrationRecord& r, const std::string& path) {
   using reports::Table;
   std::vector<Table> out;
   Table m;
@@ -77,7 +77,7 @@ std::vector<reports::Table> cpu_tables(const microbench::CalibrationRecord& r, c
                         reports::seconds(r.overhead.region_start.per_region_s) +
                         " to start each GEMV region from DRAM (separate ~1 MB matrices against 32 MiB ones)");
   // The imprecise figures in one line (each is marked WIDE above; the JSON record keeps one note per figure).
-  std::vector<const microbench::KernelResult*> wide;
+  std::vector<const measure::KernelResult*> wide;
   for (const auto& x : r.kernels)
     if (x.seconds.wide) wide.push_back(&x);
   std::sort(wide.begin(), wide.end(), [](auto* a, auto* b) { return a->seconds.iqr_relative > b->seconds.iqr_relative; });
@@ -135,10 +135,10 @@ int run_calibrate(Context& ctx, const CalibrateArgs& a) {
     emit(ctx, a.out, a.out.format == "json" ? text : reports::render(gpu_tables(c), a.out.format));
     return kExitOk;
   }
-  microbench::CalibrateOptions opt;
+  measure::CalibrateOptions opt;
   opt.quick = a.quick;
   opt.threads = a.threads;
-  microbench::Progress progress;
+  measure::Progress progress;
   if (show)
     progress = [&ctx](const std::string& step, double done) {
       char pct_text[16];
@@ -149,9 +149,9 @@ int run_calibrate(Context& ctx, const CalibrateArgs& a) {
   // Held for the whole run: a second calibration at once would measure this one's load (and then
   // overwrite its file); it is refused before it measures anything.
   FileLock lock(path + ".lock", "another rooftop calibrate");
-  microbench::CalibrationRecord r = microbench::run_calibration(opt, progress);
-  const std::string text = microbench::calibration_json(r);
-  if (const std::string busy = microbench::busy_reason(r); !busy.empty()) {
+  measure::CalibrationRecord r = measure::run_calibration(opt, progress);
+  const std::string text = measure::calibration_json(r);
+  if (const std::string busy = measure::busy_reason(r); !busy.empty()) {
     if (!a.allow_busy)
       throw InputError("calibration not stored: " + busy + "; run again on a quiet machine, or pass --allow-busy to store it anyway");
     ctx.err << "warning: " << busy << "; stored anyway (--allow-busy)\n";

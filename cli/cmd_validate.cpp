@@ -15,8 +15,8 @@
 #include "engine/model_path.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cuda/gpu.h"
-#include "microbench/calibrate.h"
-#include "microbench/calibration_record.h"
+#include "measure/calibrate.h"
+#include "measure/calibration_record.h"
 #include "reports/validation_chart.h"
 #include "reports/validation_render.h"
 #include "validate/local/gpu_plan.h"
@@ -165,11 +165,11 @@ void register_validate(CLI::App& app, Context& ctx) {
         // The analyzer's CPU figures come from the calibration file; measuring it right before the sweep
         // keeps machine drift (other tenants, clocks) out of the prediction error.
         if (isatty(STDERR_FILENO)) ctx.err << "rooftop: calibrating first (quick; --no-calibrate to skip)" << std::endl;
-        microbench::CalibrateOptions copt;
+        measure::CalibrateOptions copt;
         copt.quick = true;
         copt.threads = o->threads;
         FileLock lock(hwdb::calibration_path() + ".lock", "rooftop calibrate");
-        write_file_atomically(hwdb::calibration_path(), microbench::calibration_json(microbench::run_calibration(copt)), true);
+        write_file_atomically(hwdb::calibration_path(), measure::calibration_json(measure::run_calibration(copt)), true);
         config.refresh_calibration = true;
       }
       const ChipSpec chip = resolve_chip(ctx, o->hw);

@@ -3,14 +3,14 @@
 #include <algorithm>
 
 #include "hwdb/calibration.h"
-#include "microbench/calibrate.h"
-#include "microbench/calibration_record.h"
+#include "measure/calibrate.h"
+#include "measure/calibration_record.h"
 
 namespace rooftop::cli {
 
 ChipSpec refreshed_for_model(const ChipSpec& chip, const engine::LlamaModel& model, int threads, std::string& why) {
   // The formats the prediction reads, re-measured as `rooftop validate` does before each format's points.
-  microbench::CalibrateOptions copt;
+  measure::CalibrateOptions copt;
   copt.threads = threads;
   copt.refresh_prefill = true;
   auto add = [&](kernels::WeightFormat f) {
@@ -21,9 +21,9 @@ ChipSpec refreshed_for_model(const ChipSpec& chip, const engine::LlamaModel& mod
   add(model.output.format);
   for (const auto& l : model.layers)
     for (const kernels::WeightView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) add(w->format);
-  const microbench::CalibrationRecord rec = microbench::run_calibration(copt);
+  const measure::CalibrationRecord rec = measure::run_calibration(copt);
   why.clear();
-  ChipSpec now = hwdb::apply_calibration(chip, microbench::calibration_json(rec), &why);
+  ChipSpec now = hwdb::apply_calibration(chip, measure::calibration_json(rec), &why);
   return why.empty() ? now : chip;
 }
 

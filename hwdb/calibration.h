@@ -1,4 +1,4 @@
-// The calibration file (microbench/calibration_schema.md): this machine's fingerprint and the overlay of
+// The calibration file (measure/calibration_schema.md): this machine's fingerprint and the overlay of
 // measured figures onto a ChipSpec. The calibrate writer and the hwdb reader share these two functions.
 #pragma once
 #include <string>

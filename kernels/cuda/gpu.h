@@ -57,7 +57,7 @@ std::string no_device_reason();
 // quick = fewer repetitions and smaller shapes (seconds, not minutes).
 // Throws rooftop::InputError("no CUDA device ...") when there is none or `device` is out of range.
 GpuCalibration calibrate(int device, bool quick);
-// JSON text of a calibration (keys as in microbench/calibration_schema.md; absent values are null
+// JSON text of a calibration (keys as in measure/calibration_schema.md; absent values are null
 // with a "<key>_note" reason).
 std::string to_json(const GpuCalibration& c);
 

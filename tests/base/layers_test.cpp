@@ -23,9 +23,9 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"hwdb", {"hwdb", "analyzer", "base"}},
       {"models", {"models", "analyzer", "gguf", "base"}},
       {"reports", {"reports", "analyzer", "base"}},
-      {"microbench", {"microbench", "kernels", "hwdb", "analyzer", "base"}},
+      {"measure", {"measure", "kernels", "hwdb", "analyzer", "base"}},
       {"validate/local",
-       {"validate/local", "microbench", "engine", "kernels", "kernels/cuda", "hwdb", "analyzer", "reports", "base"}},
+       {"validate/local", "measure", "engine", "kernels", "kernels/cuda", "hwdb", "analyzer", "reports", "base"}},
       {"validate", {"validate", "analyzer", "hwdb", "models", "base"}},
   };
   return rules;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "engine/synthetic.h"
-#include "microbench/timer.h"
+#include "measure/timer.h"
 
 namespace rooftop::validate {
 
@@ -88,8 +88,8 @@ void SyntheticEngine::prefill(int64_t prompt) {
 
 namespace {
 // The timer settings both engine timings use: samples of at least 5 ms.
-microbench::TimerOptions engine_timer(int warmup, int repetitions) {
-  microbench::TimerOptions opt;
+measure::TimerOptions engine_timer(int warmup, int repetitions) {
+  measure::TimerOptions opt;
   opt.warmup = warmup;
   opt.repetitions = repetitions;
   opt.min_sample_s = 5e-3;
@@ -97,12 +97,12 @@ microbench::TimerOptions engine_timer(int warmup, int repetitions) {
 }
 }  // namespace
 
-microbench::Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch) {
-  return microbench::time_per_call([&] { model.step(batch); }, engine_timer(warmup, repetitions));
+measure::Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch) {
+  return measure::time_per_call([&] { model.step(batch); }, engine_timer(warmup, repetitions));
 }
 
-microbench::Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions) {
-  return microbench::time_per_call([&] { model.prefill(prompt); }, engine_timer(warmup, repetitions));
+measure::Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions) {
+  return measure::time_per_call([&] { model.prefill(prompt); }, engine_timer(warmup, repetitions));
 }
 
 }  // namespace rooftop::validate

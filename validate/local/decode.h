@@ -14,7 +14,7 @@
 #include "engine/model.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_pool.h"
-#include "microbench/stats.h"
+#include "measure/stats.h"
 
 namespace rooftop::validate {
 
@@ -58,8 +58,8 @@ class SyntheticEngine {
 };
 
 // Seconds per decode step (warm-up steps, then samples of whole steps).
-microbench::Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch = 1);
+measure::Stats time_decode(SyntheticEngine& model, int warmup, int repetitions, int64_t batch = 1);
 // Seconds per prefill of a `prompt`-token prompt (the time to first token).
-microbench::Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions);
+measure::Stats time_prefill(SyntheticEngine& model, int64_t prompt, int warmup, int repetitions);
 
 }  // namespace rooftop::validate

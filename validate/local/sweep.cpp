@@ -22,15 +22,15 @@
 #include "hwdb/calibration.h"
 #include "engine/forward.h"
 #include "hwdb/host_cpu.h"
-#include "microbench/kernel_bench.h"
-#include "microbench/calibrate.h"
+#include "measure/kernel_bench.h"
+#include "measure/calibrate.h"
 #include "validate/local/decode.h"
 #include "validate/local/file.h"
 #include "validate/local/terms.h"
 
 namespace rooftop::validate {
 
-using namespace microbench;  // the sweep drives the measurement library: timers, probes, calibration
+using namespace measure;  // the sweep drives the measurement library: timers, probes, calibration
 namespace {
 
 using kernels::WeightFormat;
