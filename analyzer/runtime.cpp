@@ -77,7 +77,7 @@ double RuntimeProfile::lookup(const std::map<std::string, double>& table, std::s
 
 const std::vector<std::string>& RuntimeProfile::architecture_terms() {
   static const std::vector<std::string> terms = {"per_layer_s", "attention_fraction", "prefill_attention_fraction",
-                                                 "small_batch_fp32_multiple"};
+                                                 "small_batch_lane_multiple"};
   return terms;
 }
 
@@ -224,8 +224,10 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
   r.float_bw = r.weight_bw[0];
   r.small_batch_tokens = static_cast<double>(p.small_batch_tokens);
   if (p.small_batch_tokens > 0) {
-    const auto fp32 = chip.peak("fp32");
-    r.small_batch_flops = p.term_on("small_batch_fp32_multiple", p.small_batch_fp32_multiple, chip.architecture) * fp32.value_or(0);
+    const double base = chip.compute_units.value_or(0) > 0 && chip.boost_clock_hz.value_or(0) > 0
+                            ? static_cast<double>(*chip.compute_units) * *chip.boost_clock_hz * 256
+                            : chip.peak("fp32").value_or(0);
+    r.small_batch_flops = p.term_on("small_batch_lane_multiple", p.small_batch_lane_multiple, chip.architecture) * base;
     if (!(r.small_batch_flops > 0)) r.small_batch_tokens = 0;  // no vector-unit rate on the card: the tensor path
   }
   r.attention_fraction = p.term_on("attention_fraction", p.attention_fraction, chip.architecture);

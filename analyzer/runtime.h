@@ -90,7 +90,11 @@ struct RuntimeProfile {
   std::map<std::string, double> decode_bandwidth_fraction;  // of datasheet bandwidth: weight streaming in decode
   std::map<std::string, double> gemm_fraction;              // of the tensor peak: matmuls over many tokens
   int64_t small_batch_tokens = 0;        // passes of at most this many tokens run quantized matmuls off the tensor cores
-  double small_batch_fp32_multiple = 0;  // ... at this multiple of the chip's fp32 (vector-unit) peak
+  // ... at this multiple of the chip's lane rate: units x boost clock x 256 FLOPs (a unit of 128 FMA lanes; the
+  // card's fp32 peak where it states no units or clock). Not the fp32 peak itself: the small-batch kernels (MMVQ) run
+  // integer dot products, and an A100 SM has as many INT32 lanes (64) as an RTX 3090's, with half its FP32 lanes
+  // (NVIDIA Ampere whitepaper).
+  double small_batch_lane_multiple = 0;
   double per_layer_s = 15e-6;            // fixed cost per layer per pass (launches, gaps, small ops)
   double per_step_s = 0;                 // fixed cost per pass (scheduler, sampling, host)
   ServedDelay served;                    // a served request's delay outside the passes (0 for in-process runs)

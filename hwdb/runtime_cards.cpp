@@ -142,7 +142,7 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
       {"decode_bandwidth_fraction", [&](auto& n, auto& k) { p.decode_bandwidth_fraction = r.fraction_table(n, k); }},
       {"gemm_fraction", [&](auto& n, auto& k) { p.gemm_fraction = r.fraction_table(n, k); }},
       {"small_batch_tokens", [&](auto& n, auto& k) { p.small_batch_tokens = static_cast<int64_t>(r.number(n, k, 0, 4096, false)); }},
-      {"small_batch_fp32_multiple", [&](auto& n, auto& k) { p.small_batch_fp32_multiple = r.number(n, k, 0, 64, false); }},
+      {"small_batch_lane_multiple", [&](auto& n, auto& k) { p.small_batch_lane_multiple = r.number(n, k, 0, 64, false); }},
       {"per_layer_s", [&](auto& n, auto& k) { p.per_layer_s = r.number(n, k, 0, 0.1, false); }},
       {"per_step_s", [&](auto& n, auto& k) { p.per_step_s = r.number(n, k, 0, 10, false); }},
       {"per_request_s", [&](auto& n, auto& k) { p.served.per_request_s = r.number(n, k, 0, 10, false); }},
@@ -321,7 +321,7 @@ std::string runtime_card_yaml(const RuntimeProfile& p, const std::string& header
   table("decode_bandwidth_fraction", p.decode_bandwidth_fraction);
   table("gemm_fraction", p.gemm_fraction);
   table("by_architecture", p.by_architecture);
-  y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_fp32_multiple: " << p.small_batch_fp32_multiple
+  y << "small_batch_tokens: " << p.small_batch_tokens << "\nsmall_batch_lane_multiple: " << p.small_batch_lane_multiple
     << "\nper_layer_s: " << p.per_layer_s << "\nper_step_s: " << p.per_step_s
 
     << "\nunit_stream_bytes_per_cycle: " << p.unit_stream_bytes_per_cycle << "\nattention_fraction: " << p.attention_fraction

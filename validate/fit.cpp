@@ -186,10 +186,10 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
                    false, [](RuntimeProfile&) { return 1.0; }});
   scalar("prefill_attention_fraction", 0.01, 1.0, [](RuntimeProfile& p) -> double& { return p.prefill_attention_fraction; });
   if (start.small_batch_tokens > 0) {
-    scalar("small_batch_fp32_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_fp32_multiple; });
+    scalar("small_batch_lane_multiple", 0.01, 8.0, [](RuntimeProfile& p) -> double& { return p.small_batch_lane_multiple; });
     // Per architecture where >= 3 records run passes of the small-batch size (batched decode, a stated microbatch):
-    // the vector units' integer dot products relate to the fp32 peak differently from chip family to family (an
-    // Ampere GA100 SM has one INT32 lane per FP32 lane, Ada's and Hopper's have one per two), shrunk towards the scalar.
+    // the vector units' integer dot products relate to the lane rate differently from chip family to family,
+    // shrunk towards the scalar.
     std::map<std::string, int> small;
     for (const RecordCase* c : cases) {
       bool has = false;
@@ -198,7 +198,7 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
       if (has && !c->arch.empty()) small[c->arch]++;
     }
     for (const auto& [arch, n] : small)
-      if (n >= 3) arch_term("small_batch_fp32_multiple", arch, 0.01, 8.0, &RuntimeProfile::small_batch_fp32_multiple);
+      if (n >= 3) arch_term("small_batch_lane_multiple", arch, 0.01, 8.0, &RuntimeProfile::small_batch_lane_multiple);
   }
   // Collective terms where records cross a link: the step latency and bus fraction; the scale-out link's own step
   // latency (PCIe, NICs) only where batch-1 decode records cross it, the records whose time a step latency shows
@@ -241,7 +241,7 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.collective_latency_s = g.collective_latency_s;
   u.scaleout_collective_latency_s.reset();
   u.bus_bandwidth_fraction = g.bus_bandwidth_fraction;
-  u.small_batch_fp32_multiple = p.small_batch_tokens > 0 ? 0.25 : 0;
+  u.small_batch_lane_multiple = p.small_batch_tokens > 0 ? 0.25 : 0;
   u.bands.clear();
   for (auto it = u.provenance.begin(); it != u.provenance.end();)
     it = it->second.rfind("fitted", 0) == 0 ? u.provenance.erase(it) : std::next(it);

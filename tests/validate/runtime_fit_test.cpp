@@ -150,7 +150,7 @@ TEST_CASE("each profile term, worked by hand", "[runtime]") {
   }
   SECTION("small batches of quantized weights run on the vector units") {
     p.small_batch_tokens = 8;
-    p.small_batch_fp32_multiple = 0.5;  // 0.5 x 10 TFLOP/s fp32
+    p.small_batch_lane_multiple = 0.5;  // 0.5 x 10 TFLOP/s fp32 (the card states no units or clock)
     // 4 tokens: 1e11 FLOPs / 5e12 = 20 ms (compute-bound; the 1 MB of weights take 2 µs).
     CHECK(pass_seconds(one_op(CompactOp::matmul, FormatFamily::kquant, 1e6, 1e11, 2e14, 4), resolve_rates(p, chip, 0)) ==
           Approx(20e-3));
@@ -790,15 +790,20 @@ TEST_CASE("closed-loop fixed-length requests arrive in groups of what one step's
   CHECK(group < 8 * one);
 }
 
-TEST_CASE("the small-batch rate is a multiple of the fp32 peak, per architecture where the profile states one", "[runtime]") {
+TEST_CASE("the small-batch rate is a multiple of the lane rate (units x clock x 256), per architecture where stated", "[runtime]") {
   const auto chips = hwdb::load();
   RuntimeProfile p = generic_profile(false);
   p.small_batch_tokens = 8;
-  p.small_batch_fp32_multiple = 0.2;
-  p.by_architecture["small_batch_fp32_multiple/ada"] = 0.5;
-  // RTX 4090 (ada): 0.5 x 82.6 TFLOP/s fp32 = 41.3 TFLOP/s; A100 (ampere, no cell): 0.2 x 19.5 = 3.9 TFLOP/s.
-  CHECK(resolve_rates(p, *chips.find("rtx-4090"), 0).small_batch_flops == Approx(0.5 * *chips.find("rtx-4090")->peak("fp32")));
-  CHECK(resolve_rates(p, *chips.find("a100-80g"), 0).small_batch_flops == Approx(0.2 * 19.5e12));
+  p.small_batch_lane_multiple = 0.2;
+  p.by_architecture["small_batch_lane_multiple/ada"] = 0.5;
+  // RTX 4090 (ada): 0.5 x 128 SMs x 2.52 GHz x 256 = 41.3 TFLOP/s (its fp32 peak: 128 lanes per SM).
+  CHECK(resolve_rates(p, *chips.find("rtx-4090"), 0).small_batch_flops == Approx(0.5 * 82.58e12).epsilon(1e-3));
+  // A100 (ampere, no cell): 0.2 x 108 SMs x 1.41 GHz x 256 = 7.80 TFLOP/s, twice 0.2 x its 19.5 TFLOP/s fp32 peak
+  // (64 FP32 lanes per SM, but 64 INT32 lanes like every Ampere SM).
+  CHECK(resolve_rates(p, *chips.find("a100-80g"), 0).small_batch_flops == Approx(7.797e12).epsilon(1e-3));
+  ChipSpec no_clock = *chips.find("a100-80g");
+  no_clock.boost_clock_hz.reset();  // no clock: the fp32 peak, 0.2 x 19.5 = 3.9 TFLOP/s
+  CHECK(resolve_rates(p, no_clock, 0).small_batch_flops == Approx(3.9e12));
   CHECK(resolve_rates(p, *chips.find("rtx-4090"), 0).small_batch_tokens == 8);
 }
 
