@@ -44,6 +44,13 @@ struct ChipSpec {
   // in fp32; GPU and accelerator runtimes in 16 bits.
   double activation_value_bytes() const { return kind == "cpu" ? 4.0 : 2.0; }
 
+  // Compute-unit cycles per second (units x boost clock); 0 when the card states either not. Runtime profiles price
+  // per-unit limits on it (bytes streamed, vector-lane FLOPs per unit and cycle).
+  double unit_cycles_per_s() const {
+    if (compute_units.value_or(0) <= 0 || !(boost_clock_hz.value_or(0) > 0)) return 0;
+    return static_cast<double>(*compute_units) * *boost_clock_hz;
+  }
+
   // Peak for a compute format, or nullopt when the chip has none.
   std::optional<double> peak(const std::string& format) const {
     auto it = peak_flops.find(format);

@@ -188,9 +188,7 @@ double RuntimeProfile::decode_fraction(std::string_view family, const ChipSpec& 
 }
 
 double RuntimeProfile::unit_stream_limit(const ChipSpec& chip) const {
-  if (!(unit_stream_bytes_per_cycle > 0) || chip.compute_units.value_or(0) <= 0 || !(chip.boost_clock_hz.value_or(0) > 0))
-    return 0;
-  return unit_stream_bytes_per_cycle * static_cast<double>(*chip.compute_units) * *chip.boost_clock_hz;
+  return unit_stream_bytes_per_cycle > 0 ? unit_stream_bytes_per_cycle * chip.unit_cycles_per_s() : 0;
 }
 
 std::pair<int64_t, int64_t> RuntimeProfile::serving_limits(const ChipSpec& chip) const {
@@ -224,9 +222,7 @@ RuntimeRates resolve_rates(const RuntimeProfile& p, const ChipSpec& chip, double
   r.float_bw = r.weight_bw[0];
   r.small_batch_tokens = static_cast<double>(p.small_batch_tokens);
   if (p.small_batch_tokens > 0) {
-    const double base = chip.compute_units.value_or(0) > 0 && chip.boost_clock_hz.value_or(0) > 0
-                            ? static_cast<double>(*chip.compute_units) * *chip.boost_clock_hz * 256
-                            : chip.peak("fp32").value_or(0);
+    const double base = chip.unit_cycles_per_s() > 0 ? chip.unit_cycles_per_s() * 256 : chip.peak("fp32").value_or(0);
     r.small_batch_flops = p.term_on("small_batch_lane_multiple", p.small_batch_lane_multiple, chip.architecture) * base;
     if (!(r.small_batch_flops > 0)) r.small_batch_tokens = 0;  // no vector-unit rate on the card: the tensor path
   }

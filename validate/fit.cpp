@@ -164,9 +164,7 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   // per unit and cycle.
   // It describes chips against each other, so it needs two sources: one source's records (SGLang's 12) pushed it to
   // its 1 GB/s bound, where it stood in for that source's other terms.
-  const bool units = std::any_of(cases.begin(), cases.end(), [](const RecordCase* c) {
-    return c->chip->compute_units.value_or(0) > 0 && c->chip->boost_clock_hz.value_or(0) > 0;
-  });
+  const bool units = std::any_of(cases.begin(), cases.end(), [](const RecordCase* c) { return c->chip->unit_cycles_per_s() > 0; });
   if (units && sources >= 2)
     scalar("unit_stream_bytes_per_cycle", 0.1, 1000, [](RuntimeProfile& p) -> double& {
       // starts where it binds little (100 units at 1.5 GHz: 15 TB/s)
