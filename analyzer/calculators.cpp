@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <queue>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 
 namespace rooftop {
 

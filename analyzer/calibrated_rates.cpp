@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "analyzer/formats.h"
+#include "formats/formats.h"
 
 namespace rooftop {
 
@@ -61,8 +61,13 @@ std::string_view format_prefix(std::string_view stem) {
   return best;
 }
 
-// The key spelling of a format: the kernels' (ggml's) names for the two plain floats, else the analyzer's.
-std::string key_format(const std::string& name) { return name == "fp32" ? "f32" : name == "fp16" ? "f16" : name; }
+// The key spelling of a format: ggml's name where the format table ties it to a ggml type ("f32" for fp32), else
+// the analyzer's.
+std::string key_format(const std::string& name) {
+  for (const auto& f : all_formats())
+    if (f.name == name) return f.ggml_name();
+  return name;
+}
 
 void put_width(WidthRates& rates, double k, double v) {
   auto it = std::lower_bound(rates.begin(), rates.end(), std::make_pair(k, 0.0),

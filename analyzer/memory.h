@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analyzer/chip_spec.h"
-#include "analyzer/formats.h"
+#include "formats/formats.h"
 #include "analyzer/model_spec.h"
 #include "analyzer/params.h"
 

@@ -6,7 +6,7 @@
 
 #include "base/limits.h"
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 
 namespace rooftop {
 

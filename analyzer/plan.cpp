@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/memory.h"
 
 namespace rooftop {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/speed.h"
 #include "analyzer/work.h"
 

@@ -5,8 +5,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "analyzer/errors.h"
-#include "analyzer/formats.h"
+#include "base/suggest.h"
+#include "formats/formats.h"
 #include "analyzer/speed.h"
 #include "base/text.h"
 

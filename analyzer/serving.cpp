@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/params.h"
 #include "analyzer/speed.h"
 #include "base/stats.h"

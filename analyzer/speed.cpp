@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 
 namespace rooftop {
 

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 
 namespace rooftop::cli {

@@ -8,7 +8,7 @@
 
 #include "cli/common.h"
 #include "base/limits.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "hwdb/gpu_calibration.h"
 #include "kernels/cuda/gpu.h"

@@ -5,7 +5,7 @@
 
 #include "cli/common.h"
 #include "base/limits.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/speed.h"
 #include "reports/speed_report.h"
 #include "reports/table.h"

@@ -3,7 +3,7 @@
 
 #include "cli/common.h"
 #include "base/limits.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "reports/fit_report.h"
 
 namespace rooftop::cli {

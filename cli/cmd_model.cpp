@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.h"
-#include "analyzer/formats.h"
+#include "formats/formats.h"
 #include "analyzer/params.h"
 #include "reports/table.h"
 #include "reports/units.h"

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/plan.h"
 #include "base/limits.h"
 #include "cli/common.h"

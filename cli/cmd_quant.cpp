@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/embedded_file.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "cli/common.h"
 #include "engine/forward.h"
 #include "engine/model_path.h"

@@ -4,7 +4,7 @@
 
 #include "cli/common.h"
 #include "base/limits.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "hwdb/hwdb.h"
 #include "cli/report_build.h"
 #include "reports/report.h"

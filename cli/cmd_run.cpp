@@ -14,7 +14,7 @@
 #include "base/clock.h"
 #include "base/limits.h"
 #include "analyzer/speed.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "engine/forward.h"
 #include "engine/generate.h"
 #include "engine/model_path.h"

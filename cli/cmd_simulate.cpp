@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/serving.h"
 #include "base/files.h"
 #include "base/limits.h"

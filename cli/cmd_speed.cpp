@@ -1,7 +1,7 @@
 // rooftop speed / rooftop cost: TTFT, TPOT, tok/s, $/Mtok and J/token across a batch sweep.
 #include "cli/common.h"
 #include "base/limits.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/speed.h"
 #include "reports/speed_report.h"
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/params.h"
 #include "engine/gguf_write.h"
 #include "engine/model_path.h"

@@ -10,7 +10,7 @@
 #include "cli/common.h"
 #include "cli/serving_bench.h"
 #include "base/limits.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "engine/model_path.h"
 #include "hwdb/hwdb.h"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "cli/common.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "hwdb/runtime_cards.h"
 #include "reports/html.h"

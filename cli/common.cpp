@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "analyzer/errors.h"
-#include "analyzer/formats.h"
+#include "base/suggest.h"
+#include "formats/formats.h"
 #include "analyzer/params.h"
 
 namespace rooftop::cli {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/roofline.h"
 #include "base/json.h"
 

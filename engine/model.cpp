@@ -6,20 +6,13 @@
 #include "base/limits.h"
 
 #include "base/errors.h"
-#include "gguf/ggml_types.h"
+#include "formats/ggml_types.h"
 
 namespace rooftop::engine {
 namespace {
 
 using kernels::WeightFormat;
 using kernels::WeightView;
-
-bool kernel_format(uint32_t t) {
-  switch (t) {
-    case 0: case 1: case 2: case 3: case 6: case 7: case 8: case 12: case 13: case 14: case 30: return true;
-    default: return false;
-  }
-}
 
 int64_t require_int(const GgufFile& g, const std::string& key) {
   auto v = g.get_int(key);
@@ -46,11 +39,12 @@ WeightView matrix(const GgufFile& g, const std::string& name, int64_t rows, int6
   if (t.dims.size() != 2 || t.dims[0] != cols || t.dims[1] != rows)
     throw InputError(g.path + ": tensor '" + name + "' has shape " + shape_str(t.dims) + "; expected [" +
                      std::to_string(cols) + ", " + std::to_string(rows) + "]");
-  if (!kernel_format(t.type))
-    throw InputError(g.path + ": tensor '" + name + "' is " + ggml_type_info(t.type)->name +
-                     ", which the kernels do not read (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k)");
+  const auto format = kernels::weight_format(t.type);
+  if (!format)
+    throw InputError(g.path + ": tensor '" + name + "' is " + formats::ggml_type_info(t.type)->name +
+                     ", which the kernels do not read (supported: " + kernels::weight_format_names() + ")");
   WeightView w;
-  w.format = WeightFormat(t.type);
+  w.format = *format;
   w.data = g.tensor_data(t);
   w.m = rows;
   w.k = cols;
@@ -61,7 +55,7 @@ std::span<const float> vector_f32(const GgufFile& g, const std::string& name, in
   const GgufTensorInfo& t = require_tensor(g, name);
   if (t.elements() != n || t.type != 0)
     throw InputError(g.path + ": tensor '" + name + "' should be " + std::to_string(n) + " f32 values; it is " +
-                     shape_str(t.dims) + " " + ggml_type_info(t.type)->name);
+                     shape_str(t.dims) + " " + formats::ggml_type_info(t.type)->name);
   if (reinterpret_cast<uintptr_t>(g.tensor_data(t)) % alignof(float) != 0)
     throw InputError(g.path + ": tensor '" + name + "' is not 4-byte aligned");
   return {reinterpret_cast<const float*>(g.tensor_data(t)), size_t(n)};

@@ -15,7 +15,7 @@
 
 #include "base/buffer.h"
 #include "base/errors.h"
-#include "gguf/ggml_types.h"
+#include "formats/ggml_types.h"
 
 namespace rooftop::engine {
 namespace {
@@ -398,10 +398,10 @@ GgufFile parse_gguf(const std::byte* data, size_t size, const std::string& name)
       ti.dims.push_back(int64_t(ne));
     }
     ti.type = r.read<uint32_t>("tensor type");
-    auto info = ggml_type_info(ti.type);
+    auto info = formats::ggml_type_info(ti.type);
     if (!info)
       r.fail("tensor '" + ti.name + "' has unknown ggml type " + std::to_string(ti.type) + " (known: " +
-             ggml_type_names() + ")");
+             formats::ggml_type_names() + ")");
     if (ti.dims[0] % info->block_values != 0)
       r.fail("tensor '" + ti.name + "' row of " + std::to_string(ti.dims[0]) + " values is not a multiple of the " +
              info->name + " block of " + std::to_string(info->block_values));

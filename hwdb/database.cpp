@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analyzer/embedded_file.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "hwdb/calibration.h"
 #include "hwdb/gpu_calibration.h"

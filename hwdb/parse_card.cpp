@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <set>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/limits.h"
 #include "base/yaml.h"
 #include "hwdb/card_keys.h"

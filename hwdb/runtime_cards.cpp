@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "analyzer/embedded_file.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "base/yaml.h"
 #include "hwdb/card_keys.h"

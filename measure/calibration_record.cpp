@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "hwdb/calibration.h"
 
 namespace rooftop::measure {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/limits.h"
 #include "analyzer/params.h"
 #include "base/yaml.h"

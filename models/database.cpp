@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "analyzer/embedded_file.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "models/models.h"
 

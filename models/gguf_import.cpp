@@ -9,9 +9,9 @@
 #include "base/errors.h"
 #include "base/limits.h"
 #include "analyzer/params.h"
-#include "analyzer/formats.h"
+#include "formats/formats.h"
 #include "base/text.h"
-#include "gguf/ggml_types.h"
+#include "formats/ggml_types.h"
 #include "gguf/gguf.h"
 #include "models/models.h"
 
@@ -250,14 +250,10 @@ std::optional<ParamClass> tensor_class(const std::string& name) {
   return std::nullopt;
 }
 
-// The analyzer's format for a ggml type: the same name (f32/f16 as fp32/fp16), else the GGUF block format
-// nearest in bits per weight (the i-quants and ternary types have no kernels rates of their own).
-std::string analyzer_format(const engine::GgmlTypeInfo& t) {
-  const std::string n = t.name;
-  if (n == "f32") return "fp32";
-  if (n == "f16") return "fp16";
-  for (const auto& f : all_formats())
-    if (f.name == n) return n;
+// The analyzer's format for a ggml type: the one the format table ties to it, else the GGUF block format nearest
+// in bits per weight (the i-quants and ternary types have no kernels rates of their own).
+std::string analyzer_format(const formats::GgmlTypeInfo& t) {
+  if (const NumberFormat* f = format_of_ggml_type(t.id)) return f->name;
   const double bits = 8.0 * static_cast<double>(t.block_bytes) / static_cast<double>(t.block_values);
   std::string best = "q4_k";
   double gap = 1e9;
@@ -280,7 +276,7 @@ PrecisionPlan gguf_precision_plan(const engine::GgufFile& f, const std::string& 
   std::map<ParamClass, std::map<std::string, double>> by_class;  // class -> analyzer format -> bytes
   std::map<std::string, double> by_type;                          // ggml type name -> bytes (every tensor)
   for (const auto& t : f.tensors) {
-    const auto info = engine::ggml_type_info(t.type);
+    const auto info = formats::ggml_type_info(t.type);
     if (!info) continue;  // the parser refuses unknown types; kept total for safety
     const double bytes = static_cast<double>(t.bytes);
     if (const auto cls = tensor_class(t.name)) {

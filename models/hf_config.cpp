@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/files.h"
 #include "base/json.h"
 #include "base/limits.h"

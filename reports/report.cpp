@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "reports/fit_report.h"
 #include "reports/speed_report.h"
 #include "reports/table.h"

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analyzer/errors.h"
-#include "analyzer/formats.h"
+#include "base/suggest.h"
+#include "formats/formats.h"
 #include "analyzer/memory.h"
 #include "analyzer/work.h"
 

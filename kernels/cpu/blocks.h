@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 
+#include "formats/ggml_types.h"
+
 namespace rooftop::kernels {
 
 constexpr int kQ4_0Values = 32;
@@ -63,14 +65,20 @@ struct BlockQ6K {
   uint16_t d;          // fp16 super-scale
 };
 
-static_assert(sizeof(BlockQ4_0) == 18);
-static_assert(sizeof(BlockQ4_1) == 20);
-static_assert(sizeof(BlockQ8_0) == 34);
-static_assert(sizeof(BlockQ5_0) == 22);
-static_assert(sizeof(BlockQ5_1) == 24);
-static_assert(sizeof(BlockQ5K) == 176);
-static_assert(sizeof(BlockQ4K) == 144);
-static_assert(sizeof(BlockQ6K) == 210);
+// Each struct is its ggml type's block, byte for byte (formats/ggml_types.h holds the geometry once).
+template <class Block>
+constexpr bool is_ggml_block(uint32_t id, int64_t values) {
+  return formats::ggml_type_info(id)->block_bytes == int64_t(sizeof(Block)) &&
+         formats::ggml_type_info(id)->block_values == values;
+}
+static_assert(is_ggml_block<BlockQ4_0>(2, kQ4_0Values));
+static_assert(is_ggml_block<BlockQ4_1>(3, kQ4_1Values));
+static_assert(is_ggml_block<BlockQ5_0>(6, 32));
+static_assert(is_ggml_block<BlockQ5_1>(7, 32));
+static_assert(is_ggml_block<BlockQ8_0>(8, kQ8_0Values));
+static_assert(is_ggml_block<BlockQ4K>(12, kQkValues));
+static_assert(is_ggml_block<BlockQ5K>(13, kQkValues));
+static_assert(is_ggml_block<BlockQ6K>(14, kQkValues));
 
 // q4_K 6-bit scale and min of sub-block j (0..7).
 inline void q4k_scale_min(const uint8_t* s, int j, uint8_t& sc, uint8_t& m) {

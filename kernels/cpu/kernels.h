@@ -8,7 +8,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 
 namespace rooftop::kernels {
 
@@ -18,7 +20,16 @@ class ThreadPool;  // thread_pool.h
 enum class WeightFormat : uint32_t {
   f32 = 0, f16 = 1, q4_0 = 2, q4_1 = 3, q5_0 = 6, q5_1 = 7, q8_0 = 8, q4_k = 12, q5_k = 13, q6_k = 14, bf16 = 30,
 };
+inline constexpr WeightFormat kWeightFormats[] = {
+    WeightFormat::f32,  WeightFormat::f16,  WeightFormat::q4_0, WeightFormat::q4_1, WeightFormat::q5_0, WeightFormat::q5_1,
+    WeightFormat::q8_0, WeightFormat::q4_k, WeightFormat::q5_k, WeightFormat::q6_k, WeightFormat::bf16,
+};
 
+// The kernels' format for a ggml type id, or nullopt for a type they do not read.
+std::optional<WeightFormat> weight_format(uint32_t ggml_type);
+std::string weight_format_names();                 // "f32, f16, q4_0, ...", for error messages
+
+// Geometry from the ggml type table (formats/ggml_types.h).
 const char* format_name(WeightFormat f);           // "q4_1"
 int64_t block_values(WeightFormat f);              // values per block (1 for f32/f16/bf16)
 int64_t block_bytes(WeightFormat f);               // bytes per block

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/errors.h"
+#include "formats/ggml_types.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/fp8_e4m3.h"
@@ -164,12 +165,17 @@ const char* gpu_format_name(GpuFormat f) {
   return "?";
 }
 
+// Row bytes from the ggml type table (formats/ggml_types.h); fp8 has no ggml type: one byte a value.
 int64_t gpu_row_bytes(GpuFormat f, int64_t k) {
+  const auto ggml_row = [k](uint32_t id) {
+    const auto t = *formats::ggml_type_info(id);
+    return k / t.block_values * t.block_bytes;
+  };
   switch (f) {
-    case GpuFormat::bf16: return 2 * k;
+    case GpuFormat::bf16: return ggml_row(30);
     case GpuFormat::fp8_e4m3: return k;
-    case GpuFormat::q8_0: return k / 32 * 34;
-    case GpuFormat::q4_1: return k / 32 * 20;
+    case GpuFormat::q8_0: return ggml_row(8);
+    case GpuFormat::q4_1: return ggml_row(3);
   }
   return 0;
 }

@@ -2,7 +2,7 @@
 // (resolve_rates), hand-worked.
 #include <catch2/catch.hpp>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/runtime.h"
 #include "seed_models.h"
 

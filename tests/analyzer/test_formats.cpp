@@ -1,8 +1,9 @@
 // Number formats: bits per weight follow from block layouts (ggml-common.h, OCP MX, NVFP4).
 #include <catch2/catch.hpp>
 
-#include "analyzer/errors.h"
-#include "analyzer/formats.h"
+#include "base/suggest.h"
+#include "formats/formats.h"
+#include "formats/ggml_types.h"
 
 using namespace rooftop;
 
@@ -70,4 +71,36 @@ TEST_CASE("unknown formats name the closest ones") {
     CHECK(msg.find("unknown number format 'q4_2'") != std::string::npos);
     CHECK(msg.find("q4_") != std::string::npos);
   }
+}
+
+TEST_CASE("formats GGUF stores are tied to their ggml types") {
+  // ggml type ids (ggml.h's enum ggml_type): F32 0, F16 1, Q4_0 2, Q8_0 8, Q4_K 12, Q6_K 14, BF16 30, MXFP4 39.
+  REQUIRE(format_of_ggml_type(0) != nullptr);
+  CHECK(format_of_ggml_type(0)->name == "fp32");
+  CHECK(format_of_ggml_type(1)->name == "fp16");
+  CHECK(format_of_ggml_type(2)->name == "q4_0");
+  CHECK(format_of_ggml_type(12)->name == "q4_k");
+  CHECK(format_of_ggml_type(14)->name == "q6_k");
+  CHECK(format_of_ggml_type(30)->name == "bf16");
+  CHECK(format_of_ggml_type(39)->name == "mxfp4");
+  CHECK(format_of_ggml_type(16) == nullptr);  // IQ2_XXS: no layout in the table
+  CHECK(format_of_ggml_type(9999) == nullptr);
+  CHECK(find_format("fp32").ggml_name() == "f32");
+  CHECK(find_format("fp16").ggml_name() == "f16");
+  CHECK(find_format("q5_1").ggml_name() == "q5_1");
+  CHECK(find_format("fp8").ggml_name() == "fp8");  // no ggml type: its own name
+  // Every tied format's layout is its ggml block, byte for byte: q4_k's 144 bytes per 256 values (ggml-common.h).
+  int tied = 0;
+  for (const auto& f : all_formats()) {
+    if (f.ggml_type < 0) continue;
+    ++tied;
+    const auto t = formats::ggml_type_info(static_cast<uint32_t>(f.ggml_type));
+    REQUIRE(t.has_value());
+    INFO(f.name);
+    CHECK(f.block_values == t->block_values);
+    CHECK(f.block_bits() == 8 * t->block_bytes);
+  }
+  CHECK(tied == 14);  // f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k..q6_k, mxfp4
+  CHECK(formats::ggml_type_info(12)->block_bytes == 144);
+  CHECK(!formats::ggml_type_info(4).has_value());  // Q4_2, retired
 }

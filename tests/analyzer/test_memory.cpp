@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/chip_spec.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/memory.h"
 #include "analyzer/params.h"
 #include "seed_models.h"

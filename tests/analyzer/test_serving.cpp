@@ -6,7 +6,7 @@
 #include <map>
 #include <numeric>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/plan.h"
 #include "analyzer/serving.h"
 #include "seed_models.h"

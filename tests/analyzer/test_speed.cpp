@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "analyzer/calculators.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/roofline.h"
 #include "analyzer/speed.h"
 #include "seed_models.h"

@@ -15,18 +15,20 @@ namespace {
 const std::map<std::string, std::set<std::string>>& allowed() {
   static const std::map<std::string, std::set<std::string>> rules = {
       {"base", {"base"}},
-      {"analyzer", {"analyzer", "base"}},
-      {"kernels/cuda", {"kernels/cuda", "kernels", "analyzer", "base"}},
-      {"kernels", {"kernels", "base"}},
-      {"gguf", {"gguf", "base"}},
-      {"engine", {"engine", "gguf", "kernels", "base"}},
-      {"hwdb", {"hwdb", "analyzer", "base"}},
-      {"models", {"models", "analyzer", "gguf", "base"}},
-      {"reports", {"reports", "analyzer", "base"}},
-      {"measure", {"measure", "kernels", "hwdb", "analyzer", "base"}},
+      {"formats", {"formats", "base"}},
+      {"analyzer", {"analyzer", "formats", "base"}},
+      {"kernels/cuda", {"kernels/cuda", "kernels", "analyzer", "formats", "base"}},
+      {"kernels", {"kernels", "formats", "base"}},
+      {"gguf", {"gguf", "formats", "base"}},
+      {"engine", {"engine", "gguf", "kernels", "formats", "base"}},
+      {"hwdb", {"hwdb", "analyzer", "formats", "base"}},
+      {"models", {"models", "analyzer", "gguf", "formats", "base"}},
+      {"reports", {"reports", "analyzer", "formats", "base"}},
+      {"measure", {"measure", "kernels", "hwdb", "analyzer", "formats", "base"}},
       {"validate/local",
-       {"validate/local", "measure", "engine", "kernels", "kernels/cuda", "hwdb", "analyzer", "reports", "base"}},
-      {"validate", {"validate", "analyzer", "hwdb", "models", "base"}},
+       {"validate/local", "measure", "engine", "kernels", "kernels/cuda", "hwdb", "analyzer", "reports", "formats",
+        "base"}},
+      {"validate", {"validate", "analyzer", "hwdb", "models", "formats", "base"}},
   };
   return rules;
 }

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "cli/cli.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "gguf/gguf.h"
 #include "engine/model_path.h"
 

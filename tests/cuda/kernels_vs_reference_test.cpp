@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/fp8_e4m3.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/process.h"
 #include "gguf/gguf.h"
 #include "gguf_writer.h"

@@ -2,7 +2,7 @@
 // ordinal throws InputError.
 #include <catch2/catch.hpp>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cuda/gpu.h"
 
 using namespace rooftop;

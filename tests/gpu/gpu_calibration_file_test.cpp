@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "hwdb/gpu_calibration.h"
 #include "hwdb/hwdb.h"
 #include "kernels/cuda/gpu.h"

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cuda/gpu.h"
 
 using namespace rooftop;

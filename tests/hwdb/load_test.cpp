@@ -5,7 +5,7 @@
 #include <fstream>
 #include <random>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "hwdb/hwdb.h"
 
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "hwdb/hwdb.h"
 
 namespace {

@@ -2,7 +2,7 @@
 // 1 and 2 threads, lengths around the 16-key blocks and 64-key splits, vs the two-pass double reference.
 #include <catch2/catch.hpp>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cpu/attention_tile.h"
 #include "kernels/cpu/thread_pool.h"
 #include "tests/kernels/attention_test_util.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "tests/kernels/kernel_test_util.h"
 
 using namespace rooftop::kernels;

@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cpu/blocks.h"
 #include "kernels/cpu/half.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -29,6 +29,16 @@ TEST_CASE("block geometry matches ggml's type sizes", "[kernels][formats]") {
   CHECK(std::string(format_name(WeightFormat::q4_k)) == "q4_k");
   CHECK_THROWS_AS(row_bytes(WeightFormat::q4_0, 48), rooftop::InternalError);
   CHECK_THROWS_AS(row_bytes(WeightFormat(9), 32), rooftop::InternalError);  // q8_1: not a weight format here
+}
+
+TEST_CASE("the kernels read a GGUF tensor type by its ggml id", "[kernels][formats]") {
+  CHECK(weight_format(12) == WeightFormat::q4_k);  // ggml.h: GGML_TYPE_Q4_K = 12
+  CHECK(weight_format(30) == WeightFormat::bf16);  // GGML_TYPE_BF16 = 30
+  CHECK(weight_format(6) == WeightFormat::q5_0);
+  CHECK(!weight_format(9).has_value());   // Q8_1: an activation format only
+  CHECK(!weight_format(11).has_value());  // Q3_K: no kernel
+  CHECK(!weight_format(1000).has_value());
+  CHECK(weight_format_names() == "f32, f16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k, bf16");
 }
 
 TEST_CASE("fp16 round trip is exact for every half value", "[kernels][formats]") {

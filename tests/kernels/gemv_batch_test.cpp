@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cpu/thread_pool.h"
 #include "tests/kernels/kernel_test_util.h"
 

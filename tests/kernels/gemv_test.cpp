@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cpu/thread_pool.h"
 #include "tests/kernels/kernel_test_util.h"
 

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "kernels/cpu/dispatch.h"
 #include "kernels/cpu/kernels.h"
 

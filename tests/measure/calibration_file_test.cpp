@@ -13,7 +13,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "hwdb/calibration.h"
 #include "hwdb/host_cpu.h"
 #include "hwdb/hwdb.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <random>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "analyzer/params.h"
 #include "models/models.h"
 

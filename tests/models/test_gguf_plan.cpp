@@ -7,7 +7,7 @@
 #include "analyzer/memory.h"
 #include "analyzer/params.h"
 #include "analyzer/work.h"
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "gguf/gguf.h"
 #include "models/models.h"
 #include "tests/engine/gguf_writer.h"

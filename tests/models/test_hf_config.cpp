@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analyzer/errors.h"
-#include "analyzer/formats.h"
+#include "base/suggest.h"
+#include "formats/formats.h"
 #include "analyzer/memory.h"
 #include "analyzer/params.h"
 #include "models/models.h"

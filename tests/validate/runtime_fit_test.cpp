@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "analyzer/formats.h"
+#include "formats/formats.h"
 #include "analyzer/runtime.h"
 #include "analyzer/speed.h"
 #include "base/errors.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "../engine/model_file.h"
-#include "gguf/ggml_types.h"
+#include "formats/ggml_types.h"
 #include "engine/model.h"
 #include "hwdb/hwdb.h"
 #include "validate/local/file.h"
@@ -28,14 +28,14 @@ TEST_CASE("the file's precision plan: dominant layer format, the embedding's own
   const engine::GgufFile& g = smol().file;
   std::map<std::string, uint64_t> bytes;
   for (const auto& t : g.tensors)
-    if (t.name.rfind("blk.", 0) == 0 && t.dims.size() == 2) bytes[engine::ggml_type_info(t.type)->name] += t.bytes;
+    if (t.name.rfind("blk.", 0) == 0 && t.dims.size() == 2) bytes[formats::ggml_type_info(t.type)->name] += t.bytes;
   std::string most;
   for (const auto& [name, b] : bytes)
     if (most.empty() || b > bytes[most]) most = name;
   const PrecisionPlan plan = models::gguf_precision_plan(g, "fp32");
   CHECK(plan.weights == (most == "f32" ? "fp32" : most));
   CHECK(most == "q4_1");  // the file's name says Q4_1
-  const std::string embd = engine::ggml_type_info(g.find_tensor("token_embd.weight")->type)->name;
+  const std::string embd = formats::ggml_type_info(g.find_tensor("token_embd.weight")->type)->name;
   CHECK(plan.per_class.at(ParamClass::embeddings) == (embd == "f32" ? "fp32" : embd));
   CHECK(plan.per_class.count(ParamClass::lm_head) == 0);  // tied: the embedding is the output
   CHECK(plan.kv == "fp32");

@@ -3,11 +3,15 @@
 
 #include <map>
 
+#include "base/errors.h"
+#include "formats/formats.h"
+
 namespace rooftop::validate {
 
 std::string analyzer_format(kernels::WeightFormat f) {
-  const std::string n = kernels::format_name(f);
-  return n == "f32" ? "fp32" : n == "f16" ? "fp16" : n;
+  const NumberFormat* n = format_of_ggml_type(static_cast<uint32_t>(f));  // a kernel format's id is its ggml type
+  if (!n) throw InternalError(std::string("kernel format ") + kernels::format_name(f) + " has no number format");
+  return n->name;
 }
 
 kernels::WeightFormat dominant_format(const engine::LlamaModel& m) {

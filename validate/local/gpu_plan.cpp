@@ -1,6 +1,6 @@
 #include "validate/local/gpu_plan.h"
 
-#include "analyzer/formats.h"
+#include "formats/formats.h"
 #include "analyzer/memory.h"
 #include "analyzer/work.h"
 

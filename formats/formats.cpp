@@ -1,13 +1,15 @@
 // The table of number formats. Bits per weight come from each block's layout (ggml's block structs,
-// the OCP MX spec, NVIDIA's NVFP4 description), never typed in as a total.
-#include "analyzer/formats.h"
+// the OCP MX spec, NVIDIA's NVFP4 description), never typed in as a total. A format GGUF stores names its ggml
+// type, and its layout is checked against that type's block geometry (ggml_types.h) when the table is built.
+#include "formats/formats.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 #include "base/text.h"
+#include "formats/ggml_types.h"
 
 namespace rooftop {
 namespace {
@@ -38,15 +40,27 @@ NumberFormat block(std::string name, std::vector<std::string> aliases, int64_t v
   return f;
 }
 
+// A format as GGUF stores it: tied to its ggml type, whose values per block and bytes per block its layout must
+// reproduce (a layout that disagrees is the project's bug, caught by the first use of the table).
+NumberFormat ggml(uint32_t id, NumberFormat f) {
+  const auto t = formats::ggml_type_info(id);
+  if (!t || f.block_values != t->block_values || f.block_bits() != 8 * t->block_bytes)
+    throw InternalError("number format " + f.name + ": its block layout (" + std::to_string(f.block_values) +
+                        " values, " + std::to_string(f.block_bits()) + " bits) is not ggml type " +
+                        std::to_string(id) + "'s");
+  f.ggml_type = static_cast<int>(id);
+  return f;
+}
+
 // Compute preferences. GGUF integer quants: int8 dot products (llama.cpp's MMQ / CPU VNNI), else fp16.
 const std::vector<std::string> kInt = {"int8", "fp16", "bf16", "fp32"};
 const std::vector<std::string> kHalf = {"bf16", "fp16", "fp32"};
 
 std::vector<NumberFormat> build_table() {
   std::vector<NumberFormat> t;
-  t.push_back(plain("fp32", {"f32", "float32"}, 32, {"fp32"}, true, "IEEE binary32: 1 sign, 8 exponent, 23 mantissa bits"));
-  t.push_back(plain("fp16", {"f16", "float16", "half"}, 16, {"fp16", "bf16", "fp32"}, true, "IEEE binary16: 1 sign, 5 exponent, 10 mantissa bits"));
-  t.push_back(plain("bf16", {"bfloat16"}, 16, {"bf16", "fp16", "fp32"}, true, "bfloat16: 1 sign, 8 exponent, 7 mantissa bits"));
+  t.push_back(ggml(0, plain("fp32", {"f32", "float32"}, 32, {"fp32"}, true, "IEEE binary32: 1 sign, 8 exponent, 23 mantissa bits")));
+  t.push_back(ggml(1, plain("fp16", {"f16", "float16", "half"}, 16, {"fp16", "bf16", "fp32"}, true, "IEEE binary16: 1 sign, 5 exponent, 10 mantissa bits")));
+  t.push_back(ggml(30, plain("bf16", {"bfloat16"}, 16, {"bf16", "fp16", "fp32"}, true, "bfloat16: 1 sign, 8 exponent, 7 mantissa bits")));
   t.push_back(plain("fp8", {"fp8_e4m3", "e4m3", "f8"}, 8, {"fp8", "bf16", "fp16", "fp32"}, true, "FP8 E4M3: 1 sign, 4 exponent, 3 mantissa bits (per-tensor scale ignored)"));
   t.push_back(plain("fp8_e5m2", {"e5m2"}, 8, {"fp8", "bf16", "fp16", "fp32"}, true, "FP8 E5M2: 1 sign, 5 exponent, 2 mantissa bits"));
   t.push_back(plain("int8", {"i8", "w8a8"}, 8, kInt, true, "8-bit integers (per-channel scales, negligible, ignored)"));
@@ -61,22 +75,22 @@ std::vector<NumberFormat> build_table() {
                       kHalf, false, "4-bit integers in groups of " + std::to_string(g) + " with an fp16 scale and 4-bit zero point (GPTQ/AWQ style)"));
   }
   // GGUF block formats (ggml-common.h): fp16 d = scale, fp16 m or dmin = minimum.
-  t.push_back(block("q8_0", {}, 32, {{"d (fp16)", 16}, {"qs (32 x int8)", 256}}, kInt, true, "GGUF Q8_0: blocks of 32, one fp16 scale"));
-  t.push_back(block("q4_0", {}, 32, {{"d (fp16)", 16}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q4_0: blocks of 32, one fp16 scale, value = (q - 8) d"));
-  t.push_back(block("q4_1", {}, 32, {{"d (fp16)", 16}, {"m (fp16)", 16}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q4_1: blocks of 32, fp16 scale and minimum, value = q d + m"));
-  t.push_back(block("q5_0", {}, 32, {{"d (fp16)", 16}, {"qh (32 x 1-bit)", 32}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q5_0: blocks of 32, 5-bit values, one fp16 scale"));
-  t.push_back(block("q5_1", {}, 32, {{"d (fp16)", 16}, {"m (fp16)", 16}, {"qh (32 x 1-bit)", 32}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q5_1: blocks of 32, 5-bit values, fp16 scale and minimum"));
+  t.push_back(ggml(8, block("q8_0", {}, 32, {{"d (fp16)", 16}, {"qs (32 x int8)", 256}}, kInt, true, "GGUF Q8_0: blocks of 32, one fp16 scale")));
+  t.push_back(ggml(2, block("q4_0", {}, 32, {{"d (fp16)", 16}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q4_0: blocks of 32, one fp16 scale, value = (q - 8) d")));
+  t.push_back(ggml(3, block("q4_1", {}, 32, {{"d (fp16)", 16}, {"m (fp16)", 16}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q4_1: blocks of 32, fp16 scale and minimum, value = q d + m")));
+  t.push_back(ggml(6, block("q5_0", {}, 32, {{"d (fp16)", 16}, {"qh (32 x 1-bit)", 32}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q5_0: blocks of 32, 5-bit values, one fp16 scale")));
+  t.push_back(ggml(7, block("q5_1", {}, 32, {{"d (fp16)", 16}, {"m (fp16)", 16}, {"qh (32 x 1-bit)", 32}, {"qs (32 x 4-bit)", 128}}, kInt, true, "GGUF Q5_1: blocks of 32, 5-bit values, fp16 scale and minimum")));
   // K-quants: 256-value super-blocks with sub-block scales.
-  t.push_back(block("q2_k", {}, 256, {{"scales (16 x 4+4-bit)", 128}, {"qs (256 x 2-bit)", 512}, {"d (fp16)", 16}, {"dmin (fp16)", 16}}, kInt, false, "GGUF Q2_K: super-blocks of 256, 16 sub-blocks of 16"));
-  t.push_back(block("q3_k", {}, 256, {{"hmask (256 x 1-bit)", 256}, {"qs (256 x 2-bit)", 512}, {"scales (16 x 6-bit)", 96}, {"d (fp16)", 16}}, kInt, false, "GGUF Q3_K: super-blocks of 256, 16 sub-blocks of 16"));
-  t.push_back(block("q4_k", {}, 256, {{"d (fp16)", 16}, {"dmin (fp16)", 16}, {"scales (8 x 6+6-bit)", 96}, {"qs (256 x 4-bit)", 1024}}, kInt, false, "GGUF Q4_K: super-blocks of 256, 8 sub-blocks of 32"));
-  t.push_back(block("q5_k", {}, 256, {{"d (fp16)", 16}, {"dmin (fp16)", 16}, {"scales (8 x 6+6-bit)", 96}, {"qh (256 x 1-bit)", 256}, {"qs (256 x 4-bit)", 1024}}, kInt, false, "GGUF Q5_K: super-blocks of 256, 8 sub-blocks of 32"));
-  t.push_back(block("q6_k", {}, 256, {{"ql (256 x 4-bit)", 1024}, {"qh (256 x 2-bit)", 512}, {"scales (16 x int8)", 128}, {"d (fp16)", 16}}, kInt, false, "GGUF Q6_K: super-blocks of 256, 16 sub-blocks of 16"));
+  t.push_back(ggml(10, block("q2_k", {}, 256, {{"scales (16 x 4+4-bit)", 128}, {"qs (256 x 2-bit)", 512}, {"d (fp16)", 16}, {"dmin (fp16)", 16}}, kInt, false, "GGUF Q2_K: super-blocks of 256, 16 sub-blocks of 16")));
+  t.push_back(ggml(11, block("q3_k", {}, 256, {{"hmask (256 x 1-bit)", 256}, {"qs (256 x 2-bit)", 512}, {"scales (16 x 6-bit)", 96}, {"d (fp16)", 16}}, kInt, false, "GGUF Q3_K: super-blocks of 256, 16 sub-blocks of 16")));
+  t.push_back(ggml(12, block("q4_k", {}, 256, {{"d (fp16)", 16}, {"dmin (fp16)", 16}, {"scales (8 x 6+6-bit)", 96}, {"qs (256 x 4-bit)", 1024}}, kInt, false, "GGUF Q4_K: super-blocks of 256, 8 sub-blocks of 32")));
+  t.push_back(ggml(13, block("q5_k", {}, 256, {{"d (fp16)", 16}, {"dmin (fp16)", 16}, {"scales (8 x 6+6-bit)", 96}, {"qh (256 x 1-bit)", 256}, {"qs (256 x 4-bit)", 1024}}, kInt, false, "GGUF Q5_K: super-blocks of 256, 8 sub-blocks of 32")));
+  t.push_back(ggml(14, block("q6_k", {}, 256, {{"ql (256 x 4-bit)", 1024}, {"qh (256 x 2-bit)", 512}, {"scales (16 x int8)", 128}, {"d (fp16)", 16}}, kInt, false, "GGUF Q6_K: super-blocks of 256, 16 sub-blocks of 16")));
   // Microscaling 4-bit floats.
   // MLX (mlx.core.quantize): groups of 64, a 16-bit scale and a 16-bit bias per group (its defaults).
   t.push_back(block("mlx_4bit", {"mlx-4bit"}, 64, {{"qs (64 x 4-bit)", 256}, {"scale (fp16)", 16}, {"bias (fp16)", 16}}, kHalf, false, "MLX 4-bit: groups of 64, fp16 scale and bias"));
   t.push_back(block("mlx_6bit", {"mlx-6bit"}, 64, {{"qs (64 x 6-bit)", 384}, {"scale (fp16)", 16}, {"bias (fp16)", 16}}, kHalf, false, "MLX 6-bit: groups of 64, fp16 scale and bias"));
-  t.push_back(block("mxfp4", {"mx4"}, 32, {{"values (32 x E2M1)", 128}, {"scale (E8M0)", 8}}, {"fp4", "bf16", "fp16"}, false, "OCP MXFP4: 32 E2M1 values share a power-of-two E8M0 scale"));
+  t.push_back(ggml(39, block("mxfp4", {"mx4"}, 32, {{"values (32 x E2M1)", 128}, {"scale (E8M0)", 8}}, {"fp4", "bf16", "fp16"}, false, "OCP MXFP4: 32 E2M1 values share a power-of-two E8M0 scale")));
   t.push_back(block("nvfp4", {}, 16, {{"values (16 x E2M1)", 64}, {"scale (FP8 E4M3)", 8}}, {"fp4", "fp8", "bf16"}, false, "NVIDIA NVFP4: 16 E2M1 values share an FP8 E4M3 scale (plus one fp32 per tensor, ignored)"));
   // Whole-file GGUF mixes (llama.cpp's quantize presets). Q4_K_M/Q5_K_M keep attn_v, ffn_down (about
   // half the layers) and the output in Q6_K; the 1/6 fraction reproduces Llama-2-7B's files
@@ -102,6 +116,16 @@ std::vector<NumberFormat> build_table() {
 }
 
 }  // namespace
+
+const NumberFormat* format_of_ggml_type(uint32_t id) {
+  for (const auto& f : all_formats())
+    if (f.ggml_type == static_cast<int>(id)) return &f;
+  return nullptr;
+}
+
+std::string NumberFormat::ggml_name() const {
+  return ggml_type >= 0 ? formats::ggml_type_info(static_cast<uint32_t>(ggml_type))->name : name;
+}
 
 int64_t NumberFormat::block_bits() const {
   int64_t b = 0;

@@ -30,6 +30,7 @@ struct NumberFormat {
   // computes mxfp4 weights in bf16, say). The first one the chip has is used.
   std::vector<std::string> compute;
   bool kv_cache = false;             // may be used for the KV cache
+  int ggml_type = -1;                // the ggml type id GGUF stores it as (ggml_types.h), -1 for none
   std::string note;                  // caveats (what is idealized, where a mix's fractions come from)
 
   int64_t block_bits() const;        // sum of the layout's fields
@@ -37,11 +38,16 @@ struct NumberFormat {
   double bytes_per_value() const { return bits_per_weight() / 8.0; }
   // Exact bytes of `rows` rows of `cols` values: rows x ceil(cols / block) x block bytes. Mixes: rounded average.
   double bytes_for(int64_t rows, int64_t cols) const;
+  // The name ggml gives it ("f32" for fp32, "q4_k" for q4_k), else the canonical name.
+  std::string ggml_name() const;
 };
 
 const std::vector<NumberFormat>& all_formats();
 // Lookup by name or alias (case-insensitive). Unknown: InputError naming the closest formats.
 const NumberFormat& find_format(std::string_view name);
 std::vector<std::string> format_names();
+// The format GGUF stores as this ggml type id ("fp32" for 0, "q4_k" for 12), or nullptr for a type the table does
+// not describe (the i-quants, ternary and integer types).
+const NumberFormat* format_of_ggml_type(uint32_t id);
 
 }  // namespace rooftop

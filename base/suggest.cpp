@@ -1,5 +1,5 @@
 // Nearest-name suggestions for error messages (Levenshtein distance, ties broken by shared prefix).
-#include "analyzer/errors.h"
+#include "base/suggest.h"
 
 #include <algorithm>
 #include <cctype>
