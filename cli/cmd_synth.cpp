@@ -48,10 +48,7 @@ void register_synth(CLI::App& app, Context& ctx) {
         kernels::WeightFormat f{};
         bool found = false;
         std::vector<std::string> names;
-        for (auto g : {kernels::WeightFormat::f32, kernels::WeightFormat::f16, kernels::WeightFormat::bf16,
-                       kernels::WeightFormat::q4_0, kernels::WeightFormat::q4_1, kernels::WeightFormat::q5_0,
-                       kernels::WeightFormat::q5_1, kernels::WeightFormat::q8_0, kernels::WeightFormat::q4_k,
-                       kernels::WeightFormat::q5_k, kernels::WeightFormat::q6_k}) {
+        for (const auto g : kernels::kWeightFormats) {
           names.push_back(kernels::format_name(g));
           if (o->format == names.back()) f = g, found = true;
         }
