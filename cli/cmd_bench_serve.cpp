@@ -230,8 +230,7 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
     std::string gguf, trace;
     OutputOptions out;
     double rate = 0;
-    int64_t concurrency = 0, requests = 100, prompt = 64, output = 32;
-    uint64_t seed = 1;
+    LoadCli load{100, 64, 32};  // requests, prompt and output tokens
     engine::ServeLoadOptions so;
     int threads = 0;
     CLI::App* cmd = nullptr;
@@ -244,12 +243,8 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
   o->cmd = cmd;
   add_gguf_option(*cmd, o->gguf);
   cmd->add_option("--rate", o->rate, "Poisson arrivals, requests per second")->check(in_range(1e-3, 1e4));
-  cmd->add_option("--concurrency", o->concurrency, "a closed loop of N clients, each sending its next request when one ends")->check(in_range(1, 4096));
-  cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header)");
-  cmd->add_option("--requests", o->requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, 100000));
-  cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, 32768));
-  cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, 32768));
-  add_seed_option(*cmd, o->seed, "random seed of the arrivals and the prompts' token ids");
+  add_load_options(*cmd, o->load, {4096, 100000, 32768}, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header)",
+                   "random seed of the arrivals and the prompts' token ids");
   cmd->add_option("--max-seqs", o->so.limits.max_seqs, "sequences per step (and KV slots)")->capture_default_str()->check(in_range(1, 1024));
   cmd->add_option("--token-budget", o->so.limits.token_budget, "tokens per step, decodes and prefill chunks together")->capture_default_str()->check(in_range(1, 65536));
   cmd->add_option("--block-tokens", o->so.limits.block_tokens, "KV page size in tokens (the scheduler's booking)")->capture_default_str()->check(in_range(1, 4096));
@@ -257,25 +252,16 @@ void register_bench_serve(CLI::App& app, Context& ctx) {
   add_output_options(*cmd, o->out, {"table", "json", "md", "csv"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
-      const bool by_rate = o->cmd->count("--rate") > 0, by_clients = o->cmd->count("--concurrency") > 0;
-      if (int(by_rate) + int(by_clients) + int(!o->trace.empty()) != 1)
-        throw InputError("give one load: --rate R (Poisson), --concurrency N (closed loop) or --trace FILE");
+      check_one_load(*o->cmd, o->load);
       check_threads(o->threads);
-      std::vector<ServingRequest> requests;
-      std::string load;
-      if (!o->trace.empty()) {
-        requests = read_trace(o->trace);
-        load = "trace " + o->trace;
-      } else if (by_rate) {
-        requests = poisson_requests(o->requests, o->rate, o->prompt, o->output, o->seed);
-        load = fmt::format("Poisson {} req/s", reports::sig(o->rate));
-      } else {
-        requests.assign(size_t(o->requests), ServingRequest{0, o->prompt, o->output});
-        load = fmt::format("{} clients", o->concurrency);
-      }
+      const bool by_clients = o->cmd->count("--concurrency") > 0;
+      const std::vector<ServingRequest> requests = o->load.requests_at(by_clients ? 0 : o->rate);
+      const std::string load = !o->load.trace.empty() ? "trace " + o->load.trace
+                               : by_clients ? fmt::format("{} clients", o->load.concurrency)
+                                            : fmt::format("Poisson {} req/s", reports::sig(o->rate));
       engine::ServeLoadOptions so = o->so;
-      so.seed = o->seed;
-      if (by_clients) so.concurrency = o->concurrency;
+      so.seed = o->load.seed;
+      if (by_clients) so.concurrency = o->load.concurrency;
       const ServingComparison c = bench_and_simulate(ctx, o->gguf, requests, so, o->threads);
       if (o->out.format == "json") {
         nlohmann::json j = serving_comparison_json(c);

@@ -90,6 +90,28 @@ std::vector<ServingRequest> read_trace(const std::string& path) {
   return r;
 }
 
+std::vector<ServingRequest> LoadCli::requests_at(double rate) const {
+  if (!trace.empty()) return read_trace(trace);
+  if (rate > 0) return poisson_requests(requests, rate, prompt, output, seed);
+  return std::vector<ServingRequest>(static_cast<size_t>(requests), ServingRequest{0, prompt, output});
+}
+
+void add_load_options(CLI::App& cmd, LoadCli& l, const LoadLimits& most, const std::string& trace_help,
+                      const std::string& seed_help) {
+  cmd.add_option("--concurrency", l.concurrency, "a closed loop of N clients, each sending its next request when one ends")
+      ->check(in_range(1, most.concurrency));
+  cmd.add_option("--trace", l.trace, trace_help);
+  cmd.add_option("--requests", l.requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, most.requests));
+  cmd.add_option("--prompt-tokens", l.prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, most.tokens));
+  cmd.add_option("--output-tokens", l.output, "tokens generated per request")->capture_default_str()->check(in_range(1, most.tokens));
+  add_seed_option(cmd, l.seed, seed_help);
+}
+
+void check_one_load(const CLI::App& cmd, const LoadCli& l) {
+  if (int(cmd.count("--rate") > 0) + int(cmd.count("--concurrency") > 0) + int(!l.trace.empty()) != 1)
+    throw InputError("give one load: --rate R (Poisson), --concurrency N (closed loop) or --trace FILE");
+}
+
 namespace {
 
 struct SimulateCli {
@@ -98,9 +120,8 @@ struct SimulateCli {
   std::string rates;
   double slo_ttft = 0, slo_tpot = 0;
   double memory_fraction = 0;  // 0: the runtime's
-  int64_t concurrency = 0, requests = 200, prompt = 1024, output = 256, tp = 1, max_seqs = 0, budget = 0, block = 16;
-  uint64_t seed = 1;
-  std::string trace;
+  LoadCli load{200, 1024, 256};  // requests, prompt and output tokens
+  int64_t tp = 1, max_seqs = 0, budget = 0, block = 16;
   CLI::App* cmd = nullptr;
   bool given(const char* name) const { return cmd->count(name) > 0; }
 };
@@ -119,13 +140,10 @@ void register_simulate(CLI::App& app, Context& ctx) {
   o->cmd = cmd;
   add_model_options(*cmd, o->m);
   cmd->add_option("--rate", o->rates, "Poisson arrivals, requests per second; a list (1,2,4,8) sweeps the rates");
-  cmd->add_option("--concurrency", o->concurrency, "a closed loop of N clients, each sending its next request when one ends")
-      ->check(in_range(1, 1e6));
-  cmd->add_option("--trace", o->trace, "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header), optionally prefix_id,prefix_tokens (a shared prompt prefix)");
-  cmd->add_option("--requests", o->requests, "requests to serve (rate and concurrency loads)")->capture_default_str()->check(in_range(1, 1e6));
-  cmd->add_option("--prompt-tokens", o->prompt, "prompt length of each request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
-  cmd->add_option("--output-tokens", o->output, "tokens generated per request")->capture_default_str()->check(in_range(1, double(limits::kContext)));
-  add_seed_option(*cmd, o->seed, "random seed of the arrivals");
+  add_load_options(*cmd, o->load, {1e6, 1e6, double(limits::kContext)},
+                   "CSV of requests: arrival_s,prompt_tokens,output_tokens (with that header), optionally "
+                   "prefix_id,prefix_tokens (a shared prompt prefix)",
+                   "random seed of the arrivals");
   cmd->add_option("--tp", o->tp, "tensor-parallel devices")->capture_default_str()->check(in_range(1, double(limits::kDevices)));
   cmd->add_option("--max-seqs", o->max_seqs, "sequences per step (default: the runtime's server default on the chip)")->check(in_range(1, 1e6));
   cmd->add_option("--token-budget", o->budget, "tokens per step, decodes and prefill chunks together (default: the runtime's server default on the chip, else 8192)")->check(in_range(1, 1e7));
@@ -138,8 +156,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
   add_output_options(*cmd, o->out, {"table", "json", "md", "csv", "html"});
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
-      const int loads = (o->given("--rate") ? 1 : 0) + (o->given("--concurrency") ? 1 : 0) + (o->trace.empty() ? 0 : 1);
-      if (loads != 1) throw InputError("give one load: --rate R (Poisson), --concurrency N (closed loop) or --trace FILE");
+      check_one_load(*o->cmd, o->load);
       ModelSpec model = resolve_model(ctx, o->m.model);
       ChipSpec chip = resolve_chip(ctx, o->m.hw);
       PrecisionPlan plan = resolve_plan(o->m);
@@ -169,28 +186,24 @@ void register_simulate(CLI::App& app, Context& ctx) {
       SimulationOptions so;
       so.slo_ttft_s = o->slo_ttft;
       so.slo_tpot_s = o->slo_tpot;
-      if (o->given("--concurrency")) so.concurrency = o->concurrency;
+      if (o->given("--concurrency")) so.concurrency = o->load.concurrency;
 
       // Memory: the runtime gives memory_fraction of each device to weights, activations and the KV pages.
       const SchedulerPolicy pol = serving_policy(model, chip, plan, prof, o->tp, o->max_seqs, o->budget, o->block);
       const StepCost cost(model, chip, plan, prof, o->tp);
 
-      auto requests_at = [&](double rate) {
-        if (!o->trace.empty()) return read_trace(o->trace);
-        if (rate > 0) return poisson_requests(o->requests, rate, o->prompt, o->output, o->seed);
-        return std::vector<ServingRequest>(static_cast<size_t>(o->requests), ServingRequest{0, o->prompt, o->output});
-      };
       std::vector<SimulationResult> runs;
-      for (double rate : rates.empty() ? std::vector<double>{0} : rates) runs.push_back(simulate(model, plan, requests_at(rate), pol, cost, so));
+      for (double rate : rates.empty() ? std::vector<double>{0} : rates)
+        runs.push_back(simulate(model, plan, o->load.requests_at(rate), pol, cost, so));
       const SimulationResult& r = runs.front();
       const double devices = static_cast<double>(o->tp);
       const double usd_h = chip.usd_per_hour ? *chip.usd_per_hour * devices : 0;
       const double watts = chip.tdp_watts ? *chip.tdp_watts * devices : 0;
       const double usd_mtok = usd_h > 0 && r.output_tokens > 0 ? usd_h * r.duration_s / 3600.0 / r.output_tokens * 1e6 : 0;
       const double j_tok = watts > 0 && r.output_tokens > 0 ? watts * r.duration_s / r.output_tokens : 0;
-      std::string load = !o->trace.empty() ? "trace " + o->trace
-                         : o->given("--rate") ? "Poisson " + o->rates + " req/s, seed " + std::to_string(o->seed)
-                                              : std::to_string(o->concurrency) + " concurrent clients";
+      std::string load = !o->load.trace.empty() ? "trace " + o->load.trace
+                         : o->given("--rate") ? "Poisson " + o->rates + " req/s, seed " + std::to_string(o->load.seed)
+                                              : std::to_string(o->load.concurrency) + " concurrent clients";
       std::vector<std::string> policies = {
           "continuous batching, FCFS; at most " + std::to_string(pol.max_seqs) + " sequences and " +
               std::to_string(pol.token_budget) + " tokens per step (decodes first, then prefill chunks)",
@@ -230,8 +243,8 @@ void register_simulate(CLI::App& app, Context& ctx) {
       if (runs.size() > 1) {
         reports::Table t;
         t.title = "simulate: " + model.id + " on " + chip.id + (o->tp > 1 ? " x" + std::to_string(o->tp) : "") + ", " +
-                  plan.describe() + ", runtime " + prof.id + ", Poisson arrivals, " + std::to_string(o->requests) +
-                  " requests of " + std::to_string(o->prompt) + " + " + std::to_string(o->output) + " tokens per rate";
+                  plan.describe() + ", runtime " + prof.id + ", Poisson arrivals, " + std::to_string(o->load.requests) +
+                  " requests of " + std::to_string(o->load.prompt) + " + " + std::to_string(o->load.output) + " tokens per rate";
         t.headers = {"rate req/s", "served req/s", "tok/s out", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "goodput req/s", "KV peak", "preempted"};
         for (size_t i = 0; i < runs.size(); ++i) {
           const auto& x = runs[i];

@@ -50,4 +50,22 @@ int run_validate_serving(Context& ctx, const OutputOptions& out, int64_t request
 // bad rows are InputError with file:line.
 std::vector<ServingRequest> read_trace(const std::string& path);
 
+// The load of bench-serve and simulate: exactly one of --rate (each command declares it: one rate, or a list),
+// --concurrency (a closed loop) or --trace. The defaults are each command's.
+struct LoadCli {
+  LoadCli(int64_t requests, int64_t prompt, int64_t output) : requests(requests), prompt(prompt), output(output) {}
+  int64_t concurrency = 0, requests, prompt, output;
+  uint64_t seed = 1;
+  std::string trace;
+  // The requests: the trace's, else `requests` Poisson arrivals at `rate` > 0, else a closed loop's (all at 0).
+  std::vector<ServingRequest> requests_at(double rate) const;
+};
+struct LoadLimits {
+  double concurrency, requests, tokens;  // the largest --concurrency, --requests and --prompt/--output-tokens
+};
+void add_load_options(CLI::App& cmd, LoadCli& l, const LoadLimits& most, const std::string& trace_help,
+                      const std::string& seed_help);
+// InputError unless exactly one load is given (--rate must be declared on `cmd`).
+void check_one_load(const CLI::App& cmd, const LoadCli& l);
+
 }  // namespace rooftop::cli
