@@ -120,14 +120,21 @@ int64_t qwen_dense_layers(const Config& c, int64_t layers) {
   return count_layers(layers, [&](int64_t i) { return only[static_cast<size_t>(i)] || (i + 1) % step != 0; });
 }
 
+// Routed experts as most configs state them: `experts_key` experts, num_experts_per_tok of them active per token,
+// each an FFN of `ffn_key` width.
+MoeSpec routed_experts(const Config& c, const char* experts_key, const char* ffn_key) {
+  MoeSpec e;
+  e.experts = c.integer(experts_key);
+  e.active_experts = c.integer("num_experts_per_tok");
+  e.expert_ffn = c.integer(ffn_key);
+  return e;
+}
+
 // DeepSeek-style MLA and MoE (deepseek_v2, deepseek_v3, kimi_k2) and GLM-4.5's MoE: the first
 // first_k_dense_replace layers are dense (transformers ignores moe_layer_freq).
 MoeSpec deepseek_moe(const Config& c) {
-  MoeSpec e;
-  e.experts = c.integer("n_routed_experts");
-  e.active_experts = c.integer("num_experts_per_tok");
+  MoeSpec e = routed_experts(c, "n_routed_experts", "moe_intermediate_size");
   e.shared_experts = c.integer("n_shared_experts", 0);
-  e.expert_ffn = c.integer("moe_intermediate_size");
   e.shared_expert_ffn = e.expert_ffn;
   e.dense_layers = c.integer("first_k_dense_replace", 0);
   return e;
@@ -236,10 +243,7 @@ ModelSpec from_config(const Config& c) {
   }
 
   if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next" || t == "qwen3_5_moe_text") {
-    MoeSpec e;
-    e.experts = c.integer("num_experts");
-    e.active_experts = c.integer("num_experts_per_tok");
-    e.expert_ffn = c.integer("moe_intermediate_size");
+    MoeSpec e = routed_experts(c, "num_experts", "moe_intermediate_size");
     e.dense_layers = qwen_dense_layers(c, m.layers);
     if (t != "qwen3_moe") {  // one shared expert with its own sigmoid gate
       e.shared_expert_ffn = c.integer("shared_expert_intermediate_size");
@@ -251,21 +255,14 @@ ModelSpec from_config(const Config& c) {
     // MiniMax-M2: experts on every layer with a routing (score-correction) bias, q/k RMSNorm over the whole
     // projection (counted per head here, 2 x head_dim instead of (heads + kv_heads) x head_dim per layer).
     // The multi-token-prediction modules are not decoder layers and are left out.
-    MoeSpec e;
-    e.experts = c.integer("num_local_experts");
-    e.active_experts = c.integer("num_experts_per_tok");
-    e.expert_ffn = c.integer("intermediate_size");
+    MoeSpec e = routed_experts(c, "num_local_experts", "intermediate_size");
     e.shared_expert_ffn = c.integer("shared_intermediate_size", 0);
     e.shared_experts = e.shared_expert_ffn > 0 ? 1 : 0;
     e.router_bias = c.boolean("use_routing_bias", false);
     m.moe = e;
     m.qk_norm = c.boolean("use_qk_norm", false);
   } else if (t == "mixtral" || t == "phimoe") {
-    MoeSpec e;
-    e.experts = c.integer("num_local_experts");
-    e.active_experts = c.integer("num_experts_per_tok");
-    e.expert_ffn = c.integer("intermediate_size");
-    m.moe = e;
+    m.moe = routed_experts(c, "num_local_experts", "intermediate_size");
   } else if (t == "gpt_oss") {
     MoeSpec e;
     e.experts = c.integer("num_local_experts");
@@ -313,10 +310,7 @@ ModelSpec from_config(const Config& c) {
   } else if (t == "llama4_text") {
     // Llama 4: experts every interleave_moe_layer_step-th layer (plus one shared expert), dense FFNs of
     // intermediate_size_mlp elsewhere; RoPE layers use chunked attention, every 4th (NoPE) layer is global.
-    MoeSpec e;
-    e.experts = c.integer("num_local_experts");
-    e.active_experts = c.integer("num_experts_per_tok");
-    e.expert_ffn = c.integer("intermediate_size");
+    MoeSpec e = routed_experts(c, "num_local_experts", "intermediate_size");
     e.shared_experts = 1;
     const int64_t step = c.integer("interleave_moe_layer_step", 1);
     if (step == 0) c.fail("interleave_moe_layer_step", "must be >= 1");

@@ -35,22 +35,12 @@ constexpr double kFp32Tolerance = 1e-4;
 constexpr double kPerplexityThreshold = 12.0;
 
 using Smol = rooftop::test::LoadedModel;
-// SmolLM2, loaded once for all the tests here.
-Smol& smol() {
-  static Smol s(rooftop::test::smollm2_path());
-  return s;
-}
+Smol& smol() { return rooftop::test::loaded(rooftop::test::smollm2_path()); }
 }  // namespace
 
 TEST_CASE("SmolLM2 shape from the file", "[forward][model]") {
   const LlamaConfig& c = smol().model.cfg;
-  CHECK(c.layers == 30);
-  CHECK(c.dim == 576);
-  CHECK(c.heads == 9);
-  CHECK(c.kv_heads == 3);
-  CHECK(c.head_dim == 64);
-  CHECK(c.ffn_dim == 1536);
-  CHECK(c.vocab == 49152);
+  CHECK(rooftop::test::llama_shape(c) == "30 layers, dim 576, 9 heads / 3 KV heads of 64, FFN 1536, vocabulary 49152");
   CHECK(c.rope_base == 100000.f);
   CHECK(smol().model.tied_embeddings);
   // Seed 000: "every token adds 46,080 bytes" (2 x 30 x 3 x 64 x 4).
