@@ -39,6 +39,21 @@ nlohmann::json json_of(std::vector<std::string> args) {
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 }  // namespace
 
+TEST_CASE("formats: each format's bits and the ggml type GGUF stores it as") {
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& f : json_of({"formats"})) by_name[f["name"].get<std::string>()] = f;
+  // ggml.h: GGML_TYPE_Q4_K = 12, 144 bytes per 256 values = 4.5 bits; GGML_TYPE_F16 = 1.
+  CHECK(by_name.at("q4_k")["ggml_type"] == 12);
+  CHECK(by_name.at("q4_k")["bits_per_weight"] == 4.5);
+  CHECK(by_name.at("fp16")["ggml_type"] == 1);
+  CHECK(by_name.at("q5_1")["ggml_type"] == 7);
+  CHECK(by_name.at("fp8")["ggml_type"].is_null());     // not a ggml type
+  CHECK(by_name.at("q4_k_m")["ggml_type"].is_null());  // a file mix, not one type
+  const auto r = cli({"formats"});
+  CHECK(r.out.find("12 (q4_k)") != std::string::npos);
+  CHECK(r.out.find("0 (f32)") != std::string::npos);
+}
+
 TEST_CASE("fit: llama-3.1-70b on an H200 (issue 2's done-when)") {
   auto j = json_of({"fit", "--model", "llama-3.1-70b", "--hw", "h200", "--precision", "bf16", "--context", "8192", "--batch", "1"});
   CHECK(j["weights_bytes"].get<double>() == Approx(141.1e9).epsilon(0.005));
