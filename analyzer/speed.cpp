@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "base/suggest.h"
@@ -498,6 +499,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
   const bool use_profile = !o.simple && !(calibrated && (!o.runtime || o.runtime->use_calibration));
   r.runtime = use_profile ? prof.id : (o.simple ? "simple" : "calibrated");
   if (use_profile) r.runtime_notes = prof.notes;
+  bool other_backend = false;  // the chip's vendor has no record in the profile's fit
   if (use_profile && !prof.records_by_chip.empty()) {
     auto count = [](const std::map<std::string, int64_t>& t, const std::string& k) {
       const auto it = t.find(k);
@@ -507,11 +509,25 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     const int64_t on_chip = count(prof.records_by_chip, card), on_arch = count(prof.records_by_architecture, chip.architecture);
     r.runtime_records = std::make_pair(on_chip, on_arch);
     const std::string arch = chip.architecture.empty() ? "unknown-architecture" : chip.architecture;
+    // The vendors the fit saw: one software backend each (CUDA, Metal, ROCm). A chip of another vendor runs another
+    // backend of the engine (MLX on CUDA measured 2-4x slower than the Metal-fitted profile predicts: mlx PR 3077,
+    // validate/heldout), so its prediction carries no band drawn from the other vendors' records.
+    std::set<std::string> vendors;
+    for (const auto& [a, n] : prof.records_by_architecture)
+      if (n > 0) vendors.insert(vendor_of(a));
+    const std::string vendor = vendor_of(chip.architecture);
+    other_backend = !vendors.empty() && vendors.count(vendor) == 0;
+    std::string seen;
+    for (const auto& v : vendors) seen += (seen.empty() ? "" : ", ") + v;
     r.runtime_notes.push_back(
         on_chip > 0 ? "fitted on " + std::to_string(on_chip) + " published records of " + card + " (" +
                           std::to_string(on_arch) + " of " + arch + " chips)"
         : on_arch > 0 ? "no published record of " + card + " in this profile's fit: its terms come from " +
                             std::to_string(on_arch) + " records of other " + arch + " chips"
+        : other_backend ? "no published record of any " + (vendor.empty() ? arch : vendor) +
+                              " chip in this profile's fit (fitted on " + seen + " chips only): this engine runs " +
+                              "another backend here, so the figures below are the profile's terms applied to " +
+                              "this chip, with no error band"
                       : "no published record of " + card + " or of any " + arch +
                             " chip in this profile's fit: its terms come from records of other architectures");
   }
@@ -529,6 +545,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     // takes the band of held-out records whose chip no other source measured, where the profile has one.
     const bool unseen = r.runtime_records && r.runtime_records->first == 0;
     auto band = [&](const char* cls) -> std::optional<ErrorBand> {
+      if (other_backend) return std::nullopt;
       const ErrorBand* b = unseen ? prof.band(cls, kUnseenChip) : nullptr;
       if (!b || b->key != std::string(cls) + "/" + kUnseenChip) b = prof.band(cls, chip.architecture);
       if (b && b->key.rfind(std::string(cls) + "/", 0) == 0) return *b;

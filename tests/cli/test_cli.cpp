@@ -243,6 +243,19 @@ TEST_CASE("review findings: option ranges, speculative speed-up per batch, roofl
   CHECK(rooftop::closest_matches("h100", {"h200", "h100-sxm", "a100-80g"}, 1)[0] == "h100-sxm");
 }
 
+TEST_CASE("speed --runtime on a vendor the profile never saw: no band, and the note says why", "[runtime]") {
+  // mlx's card is fitted on Apple chips only (records_by_architecture: apple-m*); on an H100 MLX runs its CUDA
+  // backend, which measured 2-4x slower than these terms (mlx PR 3077, validate/heldout).
+  auto h = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--runtime", "mlx", "--batch", "1"});
+  CHECK(h["error_bands"]["decode"].is_null());
+  bool said = false;
+  for (const auto& n : h["runtime_notes"]) said = said || n.get<std::string>().find("fitted on apple chips only") != std::string::npos;
+  CHECK(said);
+  // The same profile on an Apple chip keeps its band.
+  auto m = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "m2-ultra", "--runtime", "mlx", "--batch", "1"});
+  CHECK(m["error_bands"]["decode"].is_object());
+}
+
 TEST_CASE("speed --runtime: the done-when command prints a prediction with its band and the profile's provenance", "[runtime]") {
   auto r = cli({"speed", "--model", "llama-3.1-8b", "--hw", "a100-80g", "--precision", "q4_k_m", "--runtime", "llama.cpp", "--batch", "1"});
   INFO(r.err);
