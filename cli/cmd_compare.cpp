@@ -19,6 +19,7 @@ void register_compare(CLI::App& app, Context& ctx) {
     OutputOptions out;
     int64_t batch = 1, context = 0, prompt = 1024, output = 256;
     bool simple = false, include_cpu = false;
+    std::string hw_list;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("compare", "decode speed, fit and cost of one model on every chip, sorted\n"
@@ -30,6 +31,7 @@ void register_compare(CLI::App& app, Context& ctx) {
   cmd->add_option("--output-tokens", o->output, "output length")->capture_default_str()->check(in_range(1, double(limits::kContext)));
   cmd->add_flag("--simple", o->simple, "the seeds' model: weights only, datasheet figures at 100%");
   cmd->add_flag("--include-cpu", o->include_cpu, "add this machine's CPU");
+  cmd->add_option("--hw", o->hw_list, "only these chips, a list (h100-sxm,mi300x,cpu; default: every card)");
   add_output_options(*cmd, o->out);
   cmd->callback([&ctx, o] {
     ctx.action = [&ctx, o] {
@@ -43,7 +45,10 @@ void register_compare(CLI::App& app, Context& ctx) {
         std::string error;
       };
       std::vector<Row> rows;
-      std::vector<ChipSpec> chips = hw_database(ctx).chips;
+      std::vector<ChipSpec> chips;
+      if (o->hw_list.empty()) chips = hw_database(ctx).chips;
+      else
+        for (const auto& id : parse_id_list("hw", o->hw_list)) chips.push_back(resolve_chip(ctx, id));
       if (o->include_cpu) chips.push_back(resolve_chip(ctx, "cpu"));
       for (const auto& chip : chips) {
         SpeedOptions s;

@@ -136,6 +136,19 @@ TEST_CASE("compare lists every chip, sorted, marking those that cannot hold the 
   }
 }
 
+TEST_CASE("compare --hw: only the chips named, still sorted; an unknown id names the closest") {
+  auto j = json_of({"compare", "--model", "llama-3.1-70b", "--precision", "fp8", "--simple", "--hw", "rtx-5090,h100-sxm,h200"});
+  REQUIRE(j["chips"].size() == 3);
+  // Seed 002's bandwidth law: tok/s = bandwidth / 70.6 GB of fp8 weights; H200 4.8 TB/s > H100 3.35 > RTX 5090 1.79.
+  CHECK(j["chips"][0]["hw"] == "h200");
+  CHECK(j["chips"][1]["hw"] == "h100-sxm");
+  CHECK(j["chips"][2]["hw"] == "rtx-5090");
+  auto bad = cli({"compare", "--model", "llama-3.1-70b", "--hw", "h100-sxm,h100"});
+  CHECK(bad.code == 2);
+  CHECK(one_line(bad.err));
+  CHECK(bad.err.find("h100-pcie") != std::string::npos);
+}
+
 TEST_CASE("bad input: exit code 2 and one clear line") {
   auto r = cli({"fit", "--model", "llama-3.1-70", "--hw", "h200"});
   CHECK(r.code == 2);
