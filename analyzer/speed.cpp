@@ -509,14 +509,16 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     const int64_t on_chip = count(prof.records_by_chip, card), on_arch = count(prof.records_by_architecture, chip.architecture);
     r.runtime_records = std::make_pair(on_chip, on_arch);
     const std::string arch = chip.architecture.empty() ? "unknown-architecture" : chip.architecture;
-    // The vendors the fit saw: one software backend each (CUDA, Metal, ROCm). A chip of another vendor runs another
-    // backend of the engine (MLX on CUDA measured 2-4x slower than the Metal-fitted profile predicts: mlx PR 3077,
-    // validate/heldout), so its prediction carries no band drawn from the other vendors' records.
+    // The vendors the fit saw: one software backend each (CUDA, Metal, ROCm; a CPU is the engine's CPU backend). A
+    // chip of another vendor runs another backend of the engine (MLX on CUDA measured 2.2x slower in decode and 4-5x
+    // in prefill than the Metal-fitted profile predicts: mlx PR 3077, validate/heldout), so its prediction carries no
+    // band drawn from the other vendors' records. A chip whose architecture (so vendor) is not known is not judged.
     std::set<std::string> vendors;
     for (const auto& [a, n] : prof.records_by_architecture)
       if (n > 0) vendors.insert(vendor_of(a));
     const std::string vendor = vendor_of(chip.architecture);
-    other_backend = !vendors.empty() && vendors.count(vendor) == 0;
+    other_backend = !vendor.empty() && !vendors.empty() && vendors.count(vendor) == 0;
+    r.band_withheld = other_backend;
     std::string seen;
     for (const auto& v : vendors) seen += (seen.empty() ? "" : ", ") + v;
     r.runtime_notes.push_back(
@@ -526,8 +528,8 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
                             std::to_string(on_arch) + " records of other " + arch + " chips"
         : other_backend ? "no published record of any " + (vendor.empty() ? arch : vendor) +
                               " chip in this profile's fit (fitted on " + seen + " chips only): this engine runs " +
-                              "another backend here, so the figures below are the profile's terms applied to " +
-                              "this chip, with no error band"
+                              "another backend here, so these figures are the profile's terms applied to this " +
+                              "chip, with no error band"
                       : "no published record of " + card + " or of any " + arch +
                             " chip in this profile's fit: its terms come from records of other architectures");
   }

@@ -104,6 +104,7 @@ struct SpeedResult {
   std::vector<std::string> runtime_notes;       // the profile's notes (RuntimeProfile::notes) when it was used
   // Published records of this chip and of its architecture in the profile's fit (when the profile counts them).
   std::optional<std::pair<int64_t, int64_t>> runtime_records;
+  bool band_withheld = false;  // the profile's fit has no record of this chip's vendor (another backend): no band
   std::optional<ErrorBand> decode_band, batched_band, prefill_band;  // the profile's expected errors on this architecture
 };
 

@@ -123,7 +123,8 @@ void register_compare(CLI::App& app, Context& ctx) {
       }
       if (runtime)
         t.footnotes.push_back("runtime profile " + runtime->id + " (hwdb/runtimes/" + runtime->id + ".yaml); typical measured = the "
-                              "prediction under the profile's held-out error band on that chip's architecture (- : no band)");
+                              "prediction under the profile's held-out error band on that chip's architecture (- : no band; "
+                              "also where the profile's fit has no record of the chip's vendor, whose backend differs)");
       if (runtime)
         for (const auto& note : runtime->notes) t.footnotes.push_back("runtime " + runtime->id + ": " + note);
       t.footnotes.push_back("law ceiling = bandwidth / weight bytes read per token (seed 002); modeled adds KV reads, efficiency and compute");

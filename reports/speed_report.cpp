@@ -46,6 +46,7 @@ nlohmann::json speed_json(const SpeedResult& r) {
   if (!r.runtime_notes.empty()) j["runtime_notes"] = r.runtime_notes;
   if (r.runtime_records)
     j["runtime_records"] = {{"chip", r.runtime_records->first}, {"architecture", r.runtime_records->second}};
+  if (r.band_withheld) j["band_withheld"] = true;  // the fit has no record of the chip's vendor
   auto band = [](const std::optional<ErrorBand>& b) -> nlohmann::json {
     if (!b) return nullptr;
     return {{"key", b->key}, {"p10_error", b->p10}, {"median_error", b->p50}, {"p90_error", b->p90}, {"records", b->records}};
@@ -110,7 +111,9 @@ std::vector<Table> speed_tables(const SpeedResult& r, bool explain) {
                                   : "stated terms, not fitted"));
     for (const auto& line : {band_line("batch-1 decode", r.decode_band), band_line("batched", r.batched_band), band_line("prefill", r.prefill_band)})
       if (!line.empty()) t.footnotes.push_back(line);
-    if (!banded) t.footnotes.push_back("no error band: the profile has no held-out records for this kind of chip");
+    if (!banded)
+      t.footnotes.push_back(r.band_withheld ? "no error band: the profile's fit has no record of this chip's vendor (see the runtime note)"
+                                            : "no error band: the profile has no held-out records for this kind of chip");
   }
   t.footnotes.push_back("law ceiling = bandwidth / weight bytes per step x batch (seed 002's bandwidth law, weights only)");
   t.footnotes.push_back("TTFT is " + std::string(r.points.empty() ? "" : r.points[0].prefill_bound) + "-bound; plateau (compute roof) from batch " +

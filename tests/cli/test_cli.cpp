@@ -264,9 +264,32 @@ TEST_CASE("speed --runtime on a vendor the profile never saw: no band, and the n
   bool said = false;
   for (const auto& n : h["runtime_notes"]) said = said || n.get<std::string>().find("fitted on apple chips only") != std::string::npos;
   CHECK(said);
+  CHECK(h["band_withheld"] == true);
+  const auto table = cli({"speed", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--runtime", "mlx", "--batch", "1"});
+  CHECK(table.out.find("typical measured") == std::string::npos);
+  CHECK(table.out.find("no record of this chip's vendor") != std::string::npos);
   // The same profile on an Apple chip keeps its band.
   auto m = json_of({"speed", "--model", "llama-3.1-8b", "--hw", "m2-ultra", "--runtime", "mlx", "--batch", "1"});
   CHECK(m["error_bands"]["decode"].is_object());
+  CHECK(!m.contains("band_withheld"));
+  // A card with no architecture has no known vendor: not judged another backend, it keeps the unseen-chip band.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "rooftop_cli_no_arch";
+  fs::create_directories(dir);
+  {
+    std::ifstream in(std::string(ROOFTOP_SOURCE_DIR) + "/hwdb/cards/h100-sxm.yaml");
+    std::ofstream out(dir / "h100-noarch.yaml");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("architecture:", 0) == 0) continue;
+      if (line.rfind("id:", 0) == 0) line = "id: h100-noarch";
+      out << line << "\n";
+    }
+  }
+  auto n = json_of({"--hwdb", dir.string(), "speed", "--model", "llama-3.1-8b", "--hw", "h100-noarch", "--runtime", "llama.cpp", "--batch", "1"});
+  CHECK(!n.contains("band_withheld"));
+  CHECK(n["error_bands"]["decode"].is_object());
+  fs::remove_all(dir);
 }
 
 TEST_CASE("speed --runtime: the done-when command prints a prediction with its band and the profile's provenance", "[runtime]") {
