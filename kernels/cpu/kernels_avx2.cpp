@@ -91,23 +91,12 @@ constexpr int kQ8NR = 8;          // weight rows per panel
 constexpr int kQ8MR = 4;          // tokens per register tile: 4 fp32 + 4 int accumulators
 constexpr int64_t kQ8KC = 512;    // k-slice: 16 blocks; 8 panels of 6 KiB stay in L2
 
-constexpr int64_t q8_panel_block(int sub) { return 32 * kQ8NR + sub * 2 * kQ8NR * 4; }
-
-bool gemm_q8_format(WeightFormat f) {
-  switch (f) {
-    case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q5_0: case WeightFormat::q5_1:
-    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k: case WeightFormat::q6_k:
-      return true;
-    default:
-      return false;
-  }
-}
+constexpr int64_t q8_panel_block(int sub) { return q8_panel_bytes<kQ8NR>(sub); }
 
 // Row values [kc0, kc0 + kc) (multiples of the format's block) into panel lane `lane`: each block's 32 values as
 // 8 quads, one per 32-byte row of the block, then its sub-block scales (walk_q8_blocks reads the formats).
 void pack_q8_row_avx2(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, uint8_t* panel, int lane) {
-  const int sub = int8_gemm_sums16(f) ? 2 : 1;
-  const int64_t pb = q8_panel_block(sub);
+  const int64_t pb = q8_panel_block(q8_subblocks(f));
   auto put = [&](int64_t b, __m256i q) {
     alignas(32) uint32_t quads[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(quads), q);
@@ -185,59 +174,16 @@ void micro_q8_avx2(const int8_t* const* xq, const float* const* xd, const float*
   }
 }
 
-struct FreeU8 {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-
+// gemm_q8_panels with 8-row panels and the register tiles of SUB, G and SIGNED.
 template <int SUB, int G, bool SIGNED>
 void gemm_q8_avx2(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y, int64_t j0,
                   int64_t j1) {
-  constexpr int64_t pbytes = q8_panel_block(SUB);
-  constexpr int64_t panels_max = kGemmMB / kQ8NR;
-  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k);
-  thread_local std::unique_ptr<uint8_t, FreeU8> packed_buf(
-      static_cast<uint8_t*>(std::aligned_alloc(64, size_t(panels_max * (kQ8KC / 32) * q8_panel_block(2)))));
-  uint8_t* packed = packed_buf.get();
   using Micro = void (*)(const int8_t* const*, const float* const*, const float* const*, const uint8_t*, int64_t,
                          float*, int64_t, int, bool);
   constexpr Micro micro[kQ8MR] = {micro_q8_avx2<1, SUB, G, SIGNED>, micro_q8_avx2<2, SUB, G, SIGNED>,
                                   micro_q8_avx2<3, SUB, G, SIGNED>, micro_q8_avx2<4, SUB, G, SIGNED>};
-  for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
-    const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kQ8NR - 1) / kQ8NR;
-    for (int64_t kc0 = 0; kc0 < k; kc0 += kQ8KC) {
-      const int64_t kc = std::min(kQ8KC, k - kc0), blocks = kc / 32;
-      const int64_t bv = block_values(W.format), slice_bytes = kc / bv * block_bytes(W.format);
-      for (int64_t r = 0; r < panels * kQ8NR; ++r) {
-        uint8_t* panel = packed + (r / kQ8NR) * blocks * pbytes;
-        const int lane = int(r % kQ8NR);
-        if (r + kPackPrefetchRows < jn)  // the piece kPackPrefetchRows rows ahead (x86_kernels_inl.h)
-          prefetch_lines(W.data + (jb + r + kPackPrefetchRows) * rb + kc0 / bv * block_bytes(W.format), slice_bytes);
-        if (r < jn) pack_q8_row_avx2(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
-        else
-          for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales
-            uint8_t* blk = panel + b * pbytes;
-            for (int j = 0; j < 8; ++j) std::memset(blk + 32 * j + 4 * lane, 0, 4);
-            for (int h = 0; h < 2 * SUB; ++h) reinterpret_cast<float*>(blk + 32 * kQ8NR)[kQ8NR * h + lane] = 0;
-          }
-      }
-      for (int64_t i0 = 0; i0 < n; i0 += kQ8MR) {
-        const int mr = int(std::min<int64_t>(kQ8MR, n - i0));
-        const int8_t* xqp[kQ8MR];
-        const float *xdp[kQ8MR], *xsp[kQ8MR];
-        for (int r = 0; r < mr; ++r) {
-          const Q8Activations& a = xq[i0 + r];
-          xqp[r] = a.q.data() + kc0;
-          xdp[r] = a.d.data() + kc0 / 32;
-          xsp[r] = SUB == 2 ? sum16 + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
-        }
-        for (int64_t p = 0; p < panels; ++p) {
-          const int nr = int(std::min<int64_t>(kQ8NR, jn - p * kQ8NR));
-          micro[mr - 1](xqp, xdp, xsp, packed + p * blocks * pbytes, blocks, Y + i0 * m + jb + p * kQ8NR, m, nr,
-                        kc0 > 0);
-        }
-      }
-    }
-  }
+  gemm_q8_panels<kQ8NR, kGemmMB, kQ8KC, kQ8MR>(W, xq, sum16, n, Y, j0, j1, pack_q8_row_avx2,
+                                               [&micro](int mr, auto... args) { micro[mr - 1](args...); });
 }
 
 // KernelTable::gemm_cols_q8: the tile's int16 group G from the format's largest weight byte.

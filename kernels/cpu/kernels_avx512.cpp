@@ -610,23 +610,11 @@ void gemm_cols_amx(const WeightView& W, const float* X, int64_t n, float* Y, int
 namespace {
 
 // Bytes per 32-value block of a 32-row panel with `sub` sub-blocks (1: 32 values share a scale; 2: 16 values).
-constexpr int64_t q8_panel_block(int sub) { return 32 * 32 + sub * 2 * 32 * 4; }
+constexpr int64_t q8_panel_block(int sub) { return q8_panel_bytes<kGemmNR>(sub); }
 constexpr int64_t kQ8KC = 512;  // k-slice: 16 blocks; 2 panels = 40-48 KiB in L1/L2
 constexpr int kQ8MR = 4;        // tokens per register tile
 // The zero-masked convert: GCC 12's plain _mm512_cvtepi32_ps reads an undefined register (-Wmaybe-uninitialized).
 constexpr __mmask16 kAll = 0xFFFF;
-
-bool gemm_q8_format(WeightFormat f) {
-  switch (f) {
-    case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q5_0: case WeightFormat::q5_1:
-    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k: case WeightFormat::q6_k:
-      return true;
-    default:
-      return false;
-  }
-}
-
-int q8_subblocks(WeightFormat f) { return int8_gemm_sums16(f) ? 2 : 1; }
 
 // Row values [kc0, kc0 + kc) (kc0, kc multiples of the format's block) into panel lane `lane`.
 void pack_q8_row(WeightFormat f, const std::byte* row, int64_t kc0, int64_t kc, uint8_t* panel, int lane) {
@@ -699,58 +687,15 @@ void micro_q8_dispatch(int mr, const int8_t* const* xq, const float* const* xd, 
   }
 }
 
-struct FreeU8 {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-
-// The int8 GEMM on quantized X (KernelTable::gemm_cols_q8), for the formats gemm_q8_format names.
+// The int8 GEMM on quantized X (KernelTable::gemm_cols_q8), for the formats gemm_q8_format names: gemm_q8_panels
+// with 32-row panels.
 void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y,
                        int64_t j0, int64_t j1) {
-  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k);
-  const int sub = q8_subblocks(W.format);
-  const int64_t pbytes = q8_panel_block(sub);
-  constexpr int64_t panels_max = kGemmMB / kGemmNR;
-  thread_local std::unique_ptr<uint8_t, FreeU8> packed_buf(
-      static_cast<uint8_t*>(std::aligned_alloc(64, size_t(panels_max * (kQ8KC / 32) * q8_panel_block(2)))));
-  uint8_t* packed = packed_buf.get();
-  for (int64_t jb = j0; jb < j1; jb += kGemmMB) {
-    const int64_t jn = std::min(kGemmMB, j1 - jb), panels = (jn + kGemmNR - 1) / kGemmNR;
-    for (int64_t kc0 = 0; kc0 < k; kc0 += kQ8KC) {
-      const int64_t kc = std::min(kQ8KC, k - kc0), blocks = kc / 32;
-      const int64_t bv = block_values(W.format), slice_bytes = kc / bv * block_bytes(W.format);
-      for (int64_t r = 0; r < panels * kGemmNR; ++r) {
-        uint8_t* panel = packed + (r / kGemmNR) * blocks * pbytes;
-        const int lane = int(r % kGemmNR);
-        if (r + kPackPrefetchRows < jn)  // the piece kPackPrefetchRows rows ahead (x86_kernels_inl.h)
-          prefetch_lines(W.data + (jb + r + kPackPrefetchRows) * rb + kc0 / bv * block_bytes(W.format), slice_bytes);
-        if (r < jn) pack_q8_row(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
-        else
-          for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales
-            uint8_t* blk = panel + b * pbytes;
-            for (int j = 0; j < 8; ++j) std::memset(blk + 128 * j + 4 * lane, 0, 4);
-            for (int h = 0; h < 2 * sub; ++h) reinterpret_cast<float*>(blk + 1024)[32 * h + lane] = 0;
-          }
-      }
-      for (int64_t i0 = 0; i0 < n; i0 += kQ8MR) {
-        const int mr = int(std::min<int64_t>(kQ8MR, n - i0));
-        const int8_t* xqp[kQ8MR];
-        const float *xdp[kQ8MR], *xsp[kQ8MR];
-        for (int r = 0; r < mr; ++r) {
-          const Q8Activations& a = xq[i0 + r];
-          xqp[r] = a.q.data() + kc0;
-          xdp[r] = a.d.data() + kc0 / 32;
-          xsp[r] = sub == 2 ? sum16 + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
-        }
-        for (int64_t p = 0; p < panels; ++p) {
-          const int nr = int(std::min<int64_t>(kGemmNR, jn - p * kGemmNR));
-          const uint8_t* P = packed + p * blocks * pbytes;
-          float* y = Y + i0 * m + jb + p * kGemmNR;
-          if (sub == 2) micro_q8_dispatch<2>(mr, xqp, xdp, xsp, P, blocks, y, m, nr, kc0 > 0);
-          else micro_q8_dispatch<1>(mr, xqp, xdp, xsp, P, blocks, y, m, nr, kc0 > 0);
-        }
-      }
-    }
-  }
+  auto micro = [sub = q8_subblocks(W.format)](int mr, auto... args) {
+    if (sub == 2) micro_q8_dispatch<2>(mr, args...);
+    else micro_q8_dispatch<1>(mr, args...);
+  };
+  gemm_q8_panels<kGemmNR, kGemmMB, kQ8KC, kQ8MR>(W, xq, sum16, n, Y, j0, j1, pack_q8_row, micro);
 }
 
 // gemm_cols for the tables with the int8 GEMM: the formats gemm_q8_format names quantize X here (a direct call;

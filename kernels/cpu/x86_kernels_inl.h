@@ -1026,6 +1026,82 @@ void walk_q8_blocks(WeightFormat f, const std::byte* row, int64_t kc0, int64_t k
   }
 }
 
+// The formats the int8 GEMM takes (their values fit u8 or s8 with per-block scales).
+bool gemm_q8_format(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::q4_0: case WeightFormat::q4_1: case WeightFormat::q5_0: case WeightFormat::q5_1:
+    case WeightFormat::q8_0: case WeightFormat::q4_k: case WeightFormat::q5_k: case WeightFormat::q6_k:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Sub-blocks per 32-value block: 2 where the format's scales cover 16 values (q6_k), else 1.
+int q8_subblocks(WeightFormat f) { return int8_gemm_sums16(f) ? 2 : 1; }
+
+// Bytes per 32-value block of an NR-row int8 panel with `sub` sub-blocks: 8 quads x (NR rows x 4 bytes), row r's
+// values 4j..4j+3 at byte 4 NR j + 4 r; then per sub-block h the NR scales s1 (floats NR (2h) + r) and the NR
+// offset terms s2 (floats NR (2h + 1) + r).
+template <int64_t NR>
+constexpr int64_t q8_panel_bytes(int sub) { return 32 * NR + sub * 2 * NR * 4; }
+
+// The int8 GEMM driver of the AVX2 (NR = 8) and AVX-512 (NR = 32) tables, KernelTable::gemm_cols_q8: rows [j0, j1)
+// of Y (n, m) [+]= X W^T for tokens quantized in xq (sum16: per-16-value sums where sub = 2). Per block of MB weight
+// rows and k-slice of KC values, each row's slice is packed into lane r % NR of its panel by
+// pack_row(format, row, kc0, kc, panel, lane) (padding rows get zero values and scales), then
+// micro(mr, xq, xd, xs, panel, blocks, y, ldy, nr, accumulate) runs the register tile of up to MR tokens x NR rows
+// panel by panel.
+template <int64_t NR, int64_t MB, int64_t KC, int MR, class PackRow, class Micro>
+void gemm_q8_panels(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y, int64_t j0,
+                    int64_t j1, PackRow pack_row, Micro micro) {
+  static_assert(MB % NR == 0 && KC % 32 == 0);
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  const int64_t k = W.k, m = W.m, rb = row_bytes(W.format, k);
+  const int sub = q8_subblocks(W.format);
+  const int64_t pbytes = q8_panel_bytes<NR>(sub);
+  thread_local std::unique_ptr<uint8_t, Free> packed_buf(
+      static_cast<uint8_t*>(std::aligned_alloc(64, size_t(MB / NR * (KC / 32) * q8_panel_bytes<NR>(2)))));
+  uint8_t* packed = packed_buf.get();
+  for (int64_t jb = j0; jb < j1; jb += MB) {
+    const int64_t jn = std::min(MB, j1 - jb), panels = (jn + NR - 1) / NR;
+    for (int64_t kc0 = 0; kc0 < k; kc0 += KC) {
+      const int64_t kc = std::min(KC, k - kc0), blocks = kc / 32;
+      const int64_t bv = block_values(W.format), slice_bytes = kc / bv * block_bytes(W.format);
+      for (int64_t r = 0; r < panels * NR; ++r) {
+        uint8_t* panel = packed + (r / NR) * blocks * pbytes;
+        const int lane = int(r % NR);
+        if (r + kPackPrefetchRows < jn)  // the piece kPackPrefetchRows rows ahead
+          prefetch_lines(W.data + (jb + r + kPackPrefetchRows) * rb + kc0 / bv * block_bytes(W.format), slice_bytes);
+        if (r < jn) pack_row(W.format, W.data + (jb + r) * rb, kc0, kc, panel, lane);
+        else
+          for (int64_t b = 0; b < blocks; ++b) {  // padding rows: zero values and scales
+            uint8_t* blk = panel + b * pbytes;
+            for (int j = 0; j < 8; ++j) std::memset(blk + 4 * NR * j + 4 * lane, 0, 4);
+            for (int h = 0; h < 2 * sub; ++h) reinterpret_cast<float*>(blk + 32 * NR)[NR * h + lane] = 0;
+          }
+      }
+      for (int64_t i0 = 0; i0 < n; i0 += MR) {
+        const int mr = int(std::min<int64_t>(MR, n - i0));
+        const int8_t* xqp[MR];
+        const float *xdp[MR], *xsp[MR];
+        for (int r = 0; r < mr; ++r) {
+          const Q8Activations& a = xq[i0 + r];
+          xqp[r] = a.q.data() + kc0;
+          xdp[r] = a.d.data() + kc0 / 32;
+          xsp[r] = sub == 2 ? sum16 + (i0 + r) * k / 16 + kc0 / 16 : a.sum_scaled.data() + kc0 / 32;
+        }
+        for (int64_t p = 0; p < panels; ++p) {
+          const int nr = int(std::min<int64_t>(NR, jn - p * NR));
+          micro(mr, xqp, xdp, xsp, packed + p * blocks * pbytes, blocks, Y + i0 * m + jb + p * NR, m, nr, kc0 > 0);
+        }
+      }
+    }
+  }
+}
+
 KernelTable make_x86_table(const char* name) {
   KernelTable t;
   t.name = name;
