@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/errors.h"
+#include "kernels/cpu/count_dispatch.h"
 #include "kernels/cpu/q8_activations.h"
 
 #define ROOFTOP_VNNI 0
@@ -58,12 +59,7 @@ void micro_avx2(const float* X, int64_t ldx, const float* P, int64_t kc, float* 
 
 void gemm_micro(int mr, const float* X, int64_t ldx, const float* P, int64_t kc, float* Y, int64_t ldy, int nr,
                 bool acc) {
-  switch (mr) {
-    case 4: return micro_avx2<4>(X, ldx, P, kc, Y, ldy, nr, acc);
-    case 3: return micro_avx2<3>(X, ldx, P, kc, Y, ldy, nr, acc);
-    case 2: return micro_avx2<2>(X, ldx, P, kc, Y, ldy, nr, acc);
-    default: return micro_avx2<1>(X, ldx, P, kc, Y, ldy, nr, acc);
-  }
+  with_count<kGemmMR>(mr, [&]<int MR>() { micro_avx2<MR>(X, ldx, P, kc, Y, ldy, nr, acc); });
 }
 
 }  // namespace
@@ -178,12 +174,9 @@ void micro_q8_avx2(const int8_t* const* xq, const float* const* xd, const float*
 template <int SUB, int G, bool SIGNED>
 void gemm_q8_avx2(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y, int64_t j0,
                   int64_t j1) {
-  using Micro = void (*)(const int8_t* const*, const float* const*, const float* const*, const uint8_t*, int64_t,
-                         float*, int64_t, int, bool);
-  constexpr Micro micro[kQ8MR] = {micro_q8_avx2<1, SUB, G, SIGNED>, micro_q8_avx2<2, SUB, G, SIGNED>,
-                                  micro_q8_avx2<3, SUB, G, SIGNED>, micro_q8_avx2<4, SUB, G, SIGNED>};
-  gemm_q8_panels<kQ8NR, kGemmMB, kQ8KC, kQ8MR>(W, xq, sum16, n, Y, j0, j1, pack_q8_row_avx2,
-                                               [&micro](int mr, auto... args) { micro[mr - 1](args...); });
+  gemm_q8_panels<kQ8NR, kGemmMB, kQ8KC, kQ8MR>(W, xq, sum16, n, Y, j0, j1, pack_q8_row_avx2, [](int mr, auto... args) {
+    with_count<kQ8MR>(mr, [&]<int MR>() { micro_q8_avx2<MR, SUB, G, SIGNED>(args...); });
+  });
 }
 
 // KernelTable::gemm_cols_q8: the tile's int16 group G from the format's largest weight byte.
@@ -203,26 +196,13 @@ void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float
   }
 }
 
-
-// gemm_cols: the int8 GEMM for its formats (X quantized here; gemm() quantizes once and calls gemm_cols_q8), the
-// packed fp32 GEMM for the float formats.
-void gemm_cols_avx2(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
-  if (!gemm_q8_format(W.format)) return gemm_cols_simd(W, X, n, Y, j0, j1);
-  thread_local std::vector<Q8Activations> xq;
-  thread_local std::vector<float> sum16;
-  if (int64_t(xq.size()) < n) xq.resize(size_t(n));
-  if (int8_gemm_sums16(W.format)) sum16.resize(size_t(n * W.k / 16));
-  quantize_tokens_for_int8_gemm(quantize_q8_simd, W.format, X, 0, n, W.k, xq.data(), sum16.data());
-  gemm_cols_q8_core(W, xq.data(), sum16.data(), n, Y, j0, j1);
-}
-
 }  // namespace
 }  // namespace rooftop::kernels
 
 namespace rooftop::kernels {
 KernelTable make_avx2_kernels() {
   KernelTable t = make_x86_table("avx2");
-  t.gemm_cols = gemm_cols_avx2;
+  t.gemm_cols = gemm_cols_int8<gemm_cols_q8_core, gemm_cols_simd>;
   t.gemm_uses_q8 = gemm_q8_format;
   t.gemm_cols_q8 = gemm_cols_q8_core;
   return t;

@@ -8,6 +8,7 @@
 
 #include "base/errors.h"
 #include "kernels/cpu/blocks.h"
+#include "kernels/cpu/count_dispatch.h"
 #include "kernels/cpu/q8_activations.h"
 
 #define ROOFTOP_VNNI 1
@@ -56,14 +57,7 @@ void micro_avx512(const float* X, int64_t ldx, const float* P, int64_t kc, float
 
 void gemm_micro(int mr, const float* X, int64_t ldx, const float* P, int64_t kc, float* Y, int64_t ldy, int nr,
                 bool acc) {
-  switch (mr) {
-    case 6: return micro_avx512<6>(X, ldx, P, kc, Y, ldy, nr, acc);
-    case 5: return micro_avx512<5>(X, ldx, P, kc, Y, ldy, nr, acc);
-    case 4: return micro_avx512<4>(X, ldx, P, kc, Y, ldy, nr, acc);
-    case 3: return micro_avx512<3>(X, ldx, P, kc, Y, ldy, nr, acc);
-    case 2: return micro_avx512<2>(X, ldx, P, kc, Y, ldy, nr, acc);
-    default: return micro_avx512<1>(X, ldx, P, kc, Y, ldy, nr, acc);
-  }
+  with_count<kGemmMR>(mr, [&]<int MR>() { micro_avx512<MR>(X, ldx, P, kc, Y, ldy, nr, acc); });
 }
 
 // Small-n integer GEMV rows of q4_0 (kOffsetKind 1) / q4_1 (2) on 512-bit vectors, defined below.
@@ -337,14 +331,7 @@ void micro_bf16(const uint32_t* X, int64_t ldx, const uint32_t* P, int64_t kp, f
 
 void micro_bf16_dispatch(int mr, const uint32_t* X, int64_t ldx, const uint32_t* P, int64_t kp, float* Y, int64_t ldy,
                          int nr, bool acc) {
-  switch (mr) {
-    case 6: return micro_bf16<6>(X, ldx, P, kp, Y, ldy, nr, acc);
-    case 5: return micro_bf16<5>(X, ldx, P, kp, Y, ldy, nr, acc);
-    case 4: return micro_bf16<4>(X, ldx, P, kp, Y, ldy, nr, acc);
-    case 3: return micro_bf16<3>(X, ldx, P, kp, Y, ldy, nr, acc);
-    case 2: return micro_bf16<2>(X, ldx, P, kp, Y, ldy, nr, acc);
-    default: return micro_bf16<1>(X, ldx, P, kp, Y, ldy, nr, acc);
-  }
+  with_count<kGemmMR>(mr, [&]<int MR>() { micro_bf16<MR>(X, ldx, P, kp, Y, ldy, nr, acc); });
 }
 
 // n fp32 values (n even) -> n / 2 words of two bf16 (the lower half holds the even value).
@@ -676,39 +663,17 @@ void micro_q8(const int8_t* const* xq, const float* const* xd, const float* cons
   store_tile<MR>(c0, c1, Y, ldy, nr, acc);
 }
 
-template <int SUB>
-void micro_q8_dispatch(int mr, const int8_t* const* xq, const float* const* xd, const float* const* xs, const uint8_t* P,
-                       int64_t blocks, float* Y, int64_t ldy, int nr, bool acc) {
-  switch (mr) {
-    case 4: return micro_q8<4, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-    case 3: return micro_q8<3, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-    case 2: return micro_q8<2, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-    default: return micro_q8<1, SUB>(xq, xd, xs, P, blocks, Y, ldy, nr, acc);
-  }
-}
-
 // The int8 GEMM on quantized X (KernelTable::gemm_cols_q8), for the formats gemm_q8_format names: gemm_q8_panels
 // with 32-row panels.
 void gemm_cols_q8_core(const WeightView& W, const Q8Activations* xq, const float* sum16, int64_t n, float* Y,
                        int64_t j0, int64_t j1) {
   auto micro = [sub = q8_subblocks(W.format)](int mr, auto... args) {
-    if (sub == 2) micro_q8_dispatch<2>(mr, args...);
-    else micro_q8_dispatch<1>(mr, args...);
+    with_count<kQ8MR>(mr, [&]<int MR>() {
+      if (sub == 2) micro_q8<MR, 2>(args...);
+      else micro_q8<MR, 1>(args...);
+    });
   };
   gemm_q8_panels<kGemmNR, kGemmMB, kQ8KC, kQ8MR>(W, xq, sum16, n, Y, j0, j1, pack_q8_row, micro);
-}
-
-// gemm_cols for the tables with the int8 GEMM: the formats gemm_q8_format names quantize X here (a direct call;
-// gemm() quantizes once and calls gemm_cols_q8), the others go to `Other` (fp32 or bf16 operands).
-template <void (*Other)(const WeightView&, const float*, int64_t, float*, int64_t, int64_t)>
-void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
-  if (!gemm_q8_format(W.format)) return Other(W, X, n, Y, j0, j1);
-  thread_local std::vector<Q8Activations> xq;
-  thread_local std::vector<float> sum16;
-  if (int64_t(xq.size()) < n) xq.resize(size_t(n));
-  if (int8_gemm_sums16(W.format)) sum16.resize(size_t(n * W.k / 16));
-  quantize_tokens_for_int8_gemm(quantize_q8_simd, W.format, X, 0, n, W.k, xq.data(), sum16.data());
-  gemm_cols_q8_core(W, xq.data(), sum16.data(), n, Y, j0, j1);
 }
 
 }  // namespace
@@ -716,7 +681,7 @@ void gemm_cols_q8(const WeightView& W, const float* X, int64_t n, float* Y, int6
 KernelTable make_avx512_kernels() {
   KernelTable t = make_x86_table("avx512");
   t.q4_reads_qt16 = true;  // row_q4_multi_t16<1>: ~1.5x the pair kernel's q4_1 GEMV speed
-  t.gemm_cols = gemm_cols_q8<gemm_cols_simd>;
+  t.gemm_cols = gemm_cols_int8<gemm_cols_q8_core, gemm_cols_simd>;
   t.gemm_uses_q8 = gemm_q8_format;
   t.gemm_cols_q8 = gemm_cols_q8_core;
   return t;
@@ -725,7 +690,7 @@ KernelTable make_avx512_kernels() {
 KernelTable make_avx512_bf16_kernels() {
   KernelTable t = make_avx512_kernels();
   t.name = "avx512_bf16";
-  t.gemm_cols = gemm_cols_q8<gemm_cols_bf16>;
+  t.gemm_cols = gemm_cols_int8<gemm_cols_q8_core, gemm_cols_bf16>;
   t.gemm_operand_rounding = 0x1p-8;
   return t;
 }

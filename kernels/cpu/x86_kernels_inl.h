@@ -834,16 +834,7 @@ void gemm_small_rows_n(const WeightView& W, const float* X, const Q8Activations*
 
 void gemm_small_rows_simd(const WeightView& W, const float* X, int64_t n, const Q8Activations* xq, float* Y,
                           int64_t r0, int64_t r1) {
-  switch (n) {
-    case 1: return gemm_small_rows_n<1>(W, X, xq, Y, r0, r1);
-    case 2: return gemm_small_rows_n<2>(W, X, xq, Y, r0, r1);
-    case 3: return gemm_small_rows_n<3>(W, X, xq, Y, r0, r1);
-    case 4: return gemm_small_rows_n<4>(W, X, xq, Y, r0, r1);
-    case 5: return gemm_small_rows_n<5>(W, X, xq, Y, r0, r1);
-    case 6: return gemm_small_rows_n<6>(W, X, xq, Y, r0, r1);
-    case 7: return gemm_small_rows_n<7>(W, X, xq, Y, r0, r1);
-    default: return gemm_small_rows_n<8>(W, X, xq, Y, r0, r1);
-  }
+  with_count<8>(int(n), [&]<int N>() { gemm_small_rows_n<N>(W, X, xq, Y, r0, r1); });
 }
 
 // ---- GEMM: Y (n, m) = X (n, k) W^T, cache-blocked ----
@@ -1100,6 +1091,21 @@ void gemm_q8_panels(const WeightView& W, const Q8Activations* xq, const float* s
       }
     }
   }
+}
+
+// gemm_cols of the tables with an int8 GEMM: the formats gemm_q8_format names quantize X here and go to Core
+// (KernelTable::gemm_cols_q8; gemm() quantizes once and calls that directly), the others to Other (fp32 or bf16
+// operands).
+template <void (*Core)(const WeightView&, const Q8Activations*, const float*, int64_t, float*, int64_t, int64_t),
+          void (*Other)(const WeightView&, const float*, int64_t, float*, int64_t, int64_t)>
+void gemm_cols_int8(const WeightView& W, const float* X, int64_t n, float* Y, int64_t j0, int64_t j1) {
+  if (!gemm_q8_format(W.format)) return Other(W, X, n, Y, j0, j1);
+  thread_local std::vector<Q8Activations> xq;
+  thread_local std::vector<float> sum16;
+  if (int64_t(xq.size()) < n) xq.resize(size_t(n));
+  if (int8_gemm_sums16(W.format)) sum16.resize(size_t(n * W.k / 16));
+  quantize_tokens_for_int8_gemm(quantize_q8_simd, W.format, X, 0, n, W.k, xq.data(), sum16.data());
+  Core(W, xq.data(), sum16.data(), n, Y, j0, j1);
 }
 
 KernelTable make_x86_table(const char* name) {
