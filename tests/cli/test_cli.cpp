@@ -464,8 +464,9 @@ TEST_CASE("the held-out sources of validate/heldout load; the two that joined th
   // Stop 47: llama.cpp issue 28752 (RX 7900 XTX Vulkan, a UD-Q4_K_XL file labelled Q4_K - Small: 6) and PR 16991 (RTX
   // PRO 6000 with the opt-in GGML_CUDA_GRAPH_OPT=1 streams: 3), held out for those doubts.
   // Stop 53: MLX's CUDA backend (PR 3077: 8 of 16, Qwen3-4B has no card), llama.cpp b7199 on an L40S (4) and
-  // gpt-oss-20b on seven chips through a client (7).
-  CHECK(j["records"].size() == 74 + 39 + 4 + 4 + 4 + 9 + 10 + 10 + 20 + 27 + 2 + 6 + 3 + 8 + 4 + 7);
+  // gpt-oss-20b on seven chips through a client (7). Stop 54: Argonne's LLM-Inference-Bench, llama.cpp F16 on one H100
+  // or GH200 at n_batch 1 (30).
+  CHECK(j["records"].size() == 74 + 39 + 4 + 4 + 4 + 9 + 10 + 10 + 20 + 27 + 2 + 6 + 3 + 8 + 4 + 7 + 30);
   CHECK(j["skipped"].size() == 26 + 12 + 24 + 8 + 8);
   // llama.cpp PR 6766 and issue 6763 joined validate/published after their held-out check (|error| 0.3% to 11%).
   // In the fit they share chips with later sources that disagree: the Vulkan RTX 3090 rows of PRs 14903 and 21024
