@@ -85,7 +85,7 @@ namespace {
 
 constexpr int kQ8NR = 8;          // weight rows per panel
 constexpr int kQ8MR = 4;          // tokens per register tile: 4 fp32 + 4 int accumulators
-constexpr int64_t kQ8KC = 512;    // k-slice: 16 blocks; 8 panels of 6 KiB stay in L2
+constexpr int64_t kQ8KC = 512;    // k-slice: 16 blocks; a block of 12 panels, 5-6 KiB each, stays in L2
 
 constexpr int64_t q8_panel_block(int sub) { return q8_panel_bytes<kQ8NR>(sub); }
 

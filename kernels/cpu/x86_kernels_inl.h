@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/cpu/blocks.h"
+#include "kernels/cpu/count_dispatch.h"
 #include "kernels/cpu/dispatch.h"
 
 namespace rooftop::kernels {
