@@ -80,6 +80,12 @@ double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases
   return l;
 }
 
+// The card states `term` with a source of its own (a provenance that is not the fit's "fitted ...").
+bool stated(const RuntimeProfile& p, const std::string& term) {
+  const auto it = p.provenance.find(term);
+  return it != p.provenance.end() && it->second.rfind("stated", 0) == 0;
+}
+
 std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const RecordCase*>& cases, size_t sources) {
   std::vector<Term> terms;
   // Fraction tables (see RuntimeProfile::lookup): "*/*"; each family's value ("<family>/*") and each vendor's chip
@@ -164,8 +170,10 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   // per unit and cycle.
   // It describes chips against each other, so it needs two sources: one source's records (SGLang's 12) pushed it to
   // its 1 GB/s bound, where it stood in for that source's other terms.
+  // A card that states the rate (its provenance not "fitted ...") keeps it: the stated value stands where the
+  // records cannot tell (llama.cpp's builds from b3216 have no HBM NVIDIA chip: fitted, the rate ran to its bound).
   const bool units = std::any_of(cases.begin(), cases.end(), [](const RecordCase* c) { return c->chip->unit_cycles_per_s() > 0; });
-  if (units && sources >= 2)
+  if (units && sources >= 2 && !stated(start, "unit_stream_bytes_per_cycle"))
     scalar("unit_stream_bytes_per_cycle", 0.1, 1000, [](RuntimeProfile& p) -> double& {
       // starts where it binds little (100 units at 1.5 GHz: 15 TB/s)
       if (p.unit_stream_bytes_per_cycle == 0) p.unit_stream_bytes_per_cycle = 100;
@@ -233,7 +241,7 @@ RuntimeProfile unfitted(const RuntimeProfile& p) {
   u.per_step_s = g.per_step_s;
   // A served runtime's refit starts from 1 ms per request and 0.1 ms per stream (100 streams: 10 ms).
   u.served = p.served.any() ? ServedDelay{1e-3, 1e-4, 0} : ServedDelay{};
-  u.unit_stream_bytes_per_cycle = 0;
+  if (!stated(p, "unit_stream_bytes_per_cycle")) u.unit_stream_bytes_per_cycle = 0;
   u.attention_fraction = g.attention_fraction;
   u.prefill_attention_fraction = g.prefill_attention_fraction;
   u.collective_latency_s = g.collective_latency_s;

@@ -670,6 +670,24 @@ TEST_CASE("the fit recovers known terms; leave-one-source-out never lets a sourc
     CHECK(fit.profile.unit_stream_bytes_per_cycle == Approx(4).epsilon(0.15));
     for (const auto& p : fit.held_out) CHECK(std::fabs(p.error()) < 0.08);
   }
+  SECTION("a per-unit rate the card states is kept through the fit; an unstated one is refitted") {
+    // The same records as above (4 bytes per SM and cycle), but the card states 6 (llama.cpp's current profile
+    // states the early builds' rate: its own records cannot fit it). A fit that varied it would return to ~4.
+    RuntimeProfile capped = truth;
+    capped.unit_stream_bytes_per_cycle = 4;
+    Toy toy(capped, {1.0, 1.0, 1.0}, {"a100-80g", "rtx-3090", "a40"});
+    toy.profiles[1].unit_stream_bytes_per_cycle = 6;
+    toy.profiles[1].provenance["unit_stream_bytes_per_cycle"] = "stated: a test's value";
+    CHECK(validate::unfitted(toy.profiles[1]).unit_stream_bytes_per_cycle == 6);
+    const auto fit = toy.fit();
+    CHECK(fit.profile.unit_stream_bytes_per_cycle == 6);
+    CHECK(std::none_of(fit.fitted_terms.begin(), fit.fitted_terms.end(),
+                       [](const std::string& t) { return t == "unit_stream_bytes_per_cycle"; }));
+    // Without the stated provenance the term is fitted (and unfitted() clears it).
+    toy.profiles[1].provenance["unit_stream_bytes_per_cycle"] = "fitted to 180 records";
+    CHECK(validate::unfitted(toy.profiles[1]).unit_stream_bytes_per_cycle == 0);
+    CHECK(toy.fit().profile.unit_stream_bytes_per_cycle == Approx(4).epsilon(0.15));
+  }
   SECTION("one source measured 2x slower: held out, it is predicted from the other two (about +100%)") {
     Toy toy(truth, {1.0, 1.0, 0.5});
     const auto fit = toy.fit();
