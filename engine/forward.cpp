@@ -87,8 +87,8 @@ void Forward::position(int64_t l, float* q, float* k, int64_t pos) const {
     for (int64_t h = 0; h < c.kv_heads; ++h) kernels::rmsnorm({k + h * c.head_dim, d}, w.k_norm, c.rms_eps, {k + h * c.head_dim, d});
   const bool local = c.is_local(l);
   const float base = local ? c.rope_base_local : c.rope_base, scale = local ? 1.f : c.rope_freq_scale;
-  kernels::rope({q, size_t(c.heads) * d}, c.heads, c.head_dim, pos, base, c.rope_style, scale);
-  kernels::rope({k, size_t(c.kv_heads) * d}, c.kv_heads, c.head_dim, pos, base, c.rope_style, scale);
+  kernels::rope({q, size_t(c.heads) * d}, c.heads, c.head_dim, pos, base, c.rope_style, scale, model_.rope_freqs);
+  kernels::rope({k, size_t(c.kv_heads) * d}, c.kv_heads, c.head_dim, pos, base, c.rope_style, scale, model_.rope_freqs);
   if (c.query_scale > 0) {
     const float f = c.query_scale * std::sqrt(float(c.head_dim));
     for (int64_t i = 0; i < c.heads * c.head_dim; ++i) q[i] *= f;

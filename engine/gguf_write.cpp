@@ -138,6 +138,7 @@ void write_llama_gguf(const std::string& path, const LlamaModel& m, const std::m
   }
   vector("output_norm.weight", m.output_norm);
   if (!m.tied_embeddings) matrix("output.weight", m.output);
+  if (!m.rope_freqs.empty()) vector("rope_freqs.weight", m.rope_freqs);  // Llama 3.1+: kept through a rewrite
 
   std::string out = "GGUF";
   put<uint32_t>(out, 3);

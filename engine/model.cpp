@@ -159,6 +159,14 @@ LlamaModel load_llama(GgufFile file) {
     }
     m.layers.push_back(l);
   }
+  // Llama 3.1+ files carry their long-context RoPE scaling as per-pair frequency factors (llama.cpp's
+  // LLM_TENSOR_ROPE_FREQS, used by every layer's RoPE).
+  if (g.find_tensor("rope_freqs.weight")) {
+    m.rope_freqs = vector_f32(g, "rope_freqs.weight", c.head_dim / 2);
+    for (float f : m.rope_freqs)
+      if (!(f > 0) || !std::isfinite(f))
+        throw InputError(path + ": rope_freqs.weight holds " + std::to_string(f) + "; expected positive frequency factors");
+  }
   m.output_norm = vector_f32(g, "output_norm.weight", c.dim);
   if (g.find_tensor("output.weight")) {
     m.output = matrix(g, "output.weight", c.vocab, c.dim);

@@ -73,6 +73,7 @@ struct LlamaModel {
   std::vector<LayerWeights> layers;    // L
   std::span<const float> output_norm;  // (D)
   kernels::WeightView output;          // (V, D): output.weight, or token_embd when tied
+  std::span<const float> rope_freqs;   // (d/2): Llama 3.1+'s rope_freqs.weight, dividing each pair's angle; empty: none
   bool tied_embeddings = false;
   // A model built in memory (synthetic_llama) owns its weights here; a file's views point into `file`.
   std::vector<kernels::RandomWeights> owned_matrices;

@@ -178,6 +178,15 @@ bool Tokenizer::is_control(int32_t id) const {
 void Tokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& out) const {
   const size_t n = piece.size();
   if (n == 0) return;
+  if (pre_ == PreTokenizer::llama3) {  // llama.cpp's ignore_merges (Llama 3 vocabularies): a piece that is a token is that token
+    const ByteMap& bm = byte_map();
+    std::string text;
+    for (char ch : piece) append_utf8(text, bm.to_cp[uint8_t(ch)]);
+    if (auto whole = find_token(text)) {
+      out.push_back(*whole);
+      return;
+    }
+  }
   std::vector<int32_t> id(n);
   std::vector<int32_t> prev(n), next(n);
   for (size_t i = 0; i < n; ++i) {

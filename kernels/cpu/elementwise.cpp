@@ -35,9 +35,11 @@ void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std:
 // RopeStyle::adjacent pairs (x[2i], x[2i+1]): llama.cpp's "normal" RoPE (LLAMA_ROPE_TYPE_NORM), used for
 // llama-architecture GGUFs, whose Q/K weights the converter permutes to match.
 // RopeStyle::halves pairs (x[i], x[i + d/2]): GPT-NeoX's layout (LLAMA_ROPE_TYPE_NEOX), used by Gemma, Qwen2...
-// freq_scale < 1 is linear position interpolation (Gemma 3 4B+ global layers: 1/8). Angles are computed in double.
+// freq_scale < 1 is linear position interpolation (Gemma 3 4B+ global layers: 1/8). freq_factors divide each
+// pair's angle (Llama 3.1's long-context scaling: 1 for the fast pairs, up to 32 for the slow ones). Angles are
+// computed in double.
 void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, float theta_base, RopeStyle style,
-          float freq_scale) {
+          float freq_scale, std::span<const float> freq_factors) {
   if (heads < 0 || head_dim <= 0 || head_dim % 2 != 0)
     throw InternalError("rope: head_dim = " + std::to_string(head_dim) + "; expected a positive even number");
   check_size("rope", "x (heads, d)", int64_t(x.size()), heads * head_dim);
@@ -45,20 +47,28 @@ void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, floa
     throw InternalError("rope: base = " + std::to_string(theta_base) + ", pos = " + std::to_string(pos) +
                         ", freq_scale = " + std::to_string(freq_scale) + "; expected base > 0, pos >= 0, scale > 0");
   const int64_t half = head_dim / 2;
+  if (!freq_factors.empty()) check_size("rope", "freq_factors (d/2)", int64_t(freq_factors.size()), half);
   // The angles of the last call are kept: q and then k of one token share them.
   thread_local std::vector<float> cs, sn;
   thread_local int64_t last_pos = -1, last_dim = 0;
   thread_local float last_base = 0, last_scale = 0;
-  if (pos != last_pos || head_dim != last_dim || theta_base != last_base || freq_scale != last_scale) {
+  thread_local std::vector<float> last_factors;  // by value: a freed model's address may come back with others
+  if (pos != last_pos || head_dim != last_dim || theta_base != last_base || freq_scale != last_scale ||
+      !std::equal(freq_factors.begin(), freq_factors.end(), last_factors.begin(), last_factors.end())) {
     cs.resize(size_t(half));
     sn.resize(size_t(half));
     for (int64_t i = 0; i < half; ++i) {
-      const double theta =
-          double(pos) * double(freq_scale) * std::pow(double(theta_base), -2.0 * double(i) / double(head_dim));
+      double theta = double(pos) * double(freq_scale) * std::pow(double(theta_base), -2.0 * double(i) / double(head_dim));
+      if (!freq_factors.empty()) {
+        if (!(freq_factors[size_t(i)] > 0) || !std::isfinite(freq_factors[size_t(i)]))
+          throw InternalError("rope: frequency factor " + std::to_string(i) + " is not a positive number");
+        theta /= double(freq_factors[size_t(i)]);
+      }
       cs[size_t(i)] = float(std::cos(theta));
       sn[size_t(i)] = float(std::sin(theta));
     }
     last_pos = pos, last_dim = head_dim, last_base = theta_base, last_scale = freq_scale;
+    last_factors.assign(freq_factors.begin(), freq_factors.end());
   }
   // element indices of pair i: (i * stride_a, i * stride_a + offset_b)
   const int64_t step = style == RopeStyle::adjacent ? 2 : 1, other = style == RopeStyle::adjacent ? 1 : half;

@@ -91,12 +91,13 @@ void attention_decode_ref(std::span<const float> q, int64_t heads, const KvView&
 // Elementwise and small ops (single row unless stated).
 // RMSNorm: out (k) = x / sqrt(mean(x^2) + eps) * w.
 void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std::span<float> out);
-// RoPE on x (heads, d) at position pos, angle pos * freq_scale * base^(-2i/d) for pair i.
+// RoPE on x (heads, d) at position pos, angle pos * freq_scale * base^(-2i/d) / freq_factors[i] for pair i
+// (freq_factors: d/2 values, or empty for 1: Llama 3.1's rope_freqs tensor, llama.cpp's ggml_rope_ext factors).
 // adjacent: pairs (2i, 2i+1), llama.cpp's "normal" layout (llama GGUFs); halves: pairs (i, i + d/2), the
 // GPT-NeoX layout (Gemma).
 enum class RopeStyle { adjacent, halves };
 void rope(std::span<float> x, int64_t heads, int64_t head_dim, int64_t pos, float theta_base,
-          RopeStyle style = RopeStyle::adjacent, float freq_scale = 1.0f);
+          RopeStyle style = RopeStyle::adjacent, float freq_scale = 1.0f, std::span<const float> freq_factors = {});
 // SwiGLU: out (f) = silu(gate) * up.
 void swiglu(std::span<const float> gate, std::span<const float> up, std::span<float> out);
 // GeGLU: out (f) = gelu_tanh(gate) * up (Gemma's FFN).

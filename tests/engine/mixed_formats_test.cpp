@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "base/errors.h"
 #include "engine/forward.h"
 #include "gguf/gguf.h"
 #include "engine/model.h"
@@ -57,7 +58,8 @@ void norm(GgufWriter& q, GgufWriter& r, const std::string& name, std::mt19937& r
   r.tensor(name, 0, {uint64_t(kD)}, b);
 }
 
-Files mixed_files() {
+// rope_freqs: a rope_freqs.weight tensor (head dim / 2 = 32 values) as Llama 3.1+ files carry; empty: none.
+Files mixed_files(const std::vector<float>& rope_freqs = {}) {
   GgufWriter q(3), r(3);
   for (GgufWriter* w : {&q, &r}) {
     w->kv_string("general.architecture", "llama");
@@ -84,6 +86,11 @@ Files mixed_files() {
   }
   norm(q, r, "output_norm.weight", rng);
   matrix(q, r, "output.weight", WeightFormat::q6_k, kV, kD, rng);
+  if (!rope_freqs.empty()) {
+    std::vector<uint8_t> b(rope_freqs.size() * 4);
+    std::memcpy(b.data(), rope_freqs.data(), b.size());
+    for (GgufWriter* w : {&q, &r}) w->tensor("rope_freqs.weight", 0, {uint64_t(rope_freqs.size())}, b);
+  }
   return {q.bytes(), r.bytes()};
 }
 
@@ -144,4 +151,31 @@ TEST_CASE("a file mixing q4_k, q5_k, q5_0, q5_1, q6_k, q4_0 and q8_0 tensors loa
   INFO("int8-activation decode gap " << gap);
   CHECK(gap < 0.05f);
   CHECK(gap > 0.0f);  // the integer path ran: the rounding of the activations shows
+}
+
+TEST_CASE("a Llama 3.1-style rope_freqs tensor divides RoPE's angles; a bad one is refused", "[forward][formats]") {
+  // Head dim 256 / 4 = 64: 32 factors. All ones must change nothing; factors 1 ... 32 (every pair but the first
+  // slowed; Llama 3.1's own slow only the slow pairs, whose angles at 5 positions are too small to show) must change
+  // the logits once positions differ (the first token's RoPE is the identity).
+  kernels::ThreadPool pool(2);
+  const std::vector<int32_t> prompt = {3, 141, 59, 26, 5};
+  auto logits = [&](const std::vector<float>& freqs) {
+    const Files f = mixed_files(freqs);
+    const engine::LlamaModel m = load(f.f32, "rope.gguf");
+    CHECK(m.rope_freqs.size() == freqs.size());
+    engine::Forward fw(m, 16, pool);
+    fw.set_fp32_activations(true);
+    const auto out = fw.prefill(prompt, true);
+    return std::vector<float>(out.begin(), out.end());
+  };
+  const auto none = logits({}), ones = logits(std::vector<float>(32, 1.0f));
+  CHECK(relative_gap(ones, none) < 1e-6f);
+  std::vector<float> scaled(32);
+  for (size_t i = 0; i < scaled.size(); ++i) scaled[i] = 1.0f + float(i);
+  CHECK(relative_gap(logits(scaled), none) > 1e-3f);
+  // A factor that is not a positive number, or the wrong count, is the file's fault: InputError naming the tensor.
+  std::vector<float> bad(32, 1.0f);
+  bad[5] = 0.0f;
+  CHECK_THROWS_WITH(load(mixed_files(bad).f32, "bad.gguf"), Catch::Contains("rope_freqs.weight"));
+  CHECK_THROWS_AS(load(mixed_files(std::vector<float>(16, 1.0f)).f32, "short.gguf"), rooftop::InputError);
 }

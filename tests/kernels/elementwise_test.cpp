@@ -52,6 +52,36 @@ TEST_CASE("rope rotates adjacent pairs by pos * base^(-2i/d)", "[kernels][elemen
   CHECK_THROWS_AS(rope(v, 1, 3, 1, 10000.0f), rooftop::InternalError);
 }
 
+TEST_CASE("rope with frequency factors divides each pair's angle (Llama 3.1 rope_freqs)", "[kernels][elementwise]") {
+  std::mt19937 rng(47);
+  std::uniform_real_distribution<float> factor(1.0f, 32.0f);
+  const int64_t heads = 2, d = 16;
+  std::vector<float> ff(d / 2);
+  for (auto& f : ff) f = factor(rng);
+  std::vector<float> other = ff;
+  other[3] *= 2;  // one value differs: the kernel's angle cache must not reuse the first set's angles
+  for (const std::vector<float>* factors : {&ff, &other})
+    for (int64_t pos : {1, 77, 8191}) {
+      const std::vector<float> x = random_floats(rng, size_t(heads * d));
+      std::vector<float> y = x;
+      rope(y, heads, d, pos, 500000.0f, RopeStyle::adjacent, 1.0f, *factors);
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < d / 2; ++i) {
+          const double th = double(pos) / std::pow(500000.0, double(2 * i) / double(d)) / (*factors)[size_t(i)];
+          const double a = x[size_t(h * d + 2 * i)], b = x[size_t(h * d + 2 * i + 1)];
+          REQUIRE(y[size_t(h * d + 2 * i)] == Approx(a * std::cos(th) - b * std::sin(th)).margin(1e-6));
+          REQUIRE(y[size_t(h * d + 2 * i + 1)] == Approx(a * std::sin(th) + b * std::cos(th)).margin(1e-6));
+        }
+    }
+  // Hand-worked: d = 4, pair 0 at pos 2 with factor 2: theta = 1 rad -> (cos 1, sin 1).
+  std::vector<float> v = {1, 0, 0, 0};
+  const std::vector<float> two = {2.0f, 1.0f};
+  rope(v, 1, 4, 2, 10000.0f, RopeStyle::adjacent, 1.0f, two);
+  CHECK(v[0] == Approx(0.5403023f));
+  CHECK(v[1] == Approx(0.8414710f));
+  CHECK_THROWS_AS(rope(v, 1, 4, 2, 10000.0f, RopeStyle::adjacent, 1.0f, std::vector<float>{1.0f}), rooftop::InternalError);
+}
+
 TEST_CASE("rope halves (NeoX) rotates (i, i + d/2) by pos * scale * base^(-2i/d)", "[kernels][elementwise]") {
   std::mt19937 rng(43);
   const int64_t heads = 2, d = 12;
