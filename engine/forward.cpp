@@ -75,12 +75,18 @@ void Forward::embed(int32_t token, float* out) {
     for (int64_t i = 0; i < e.k; ++i) out[i] *= model_.cfg.embed_scale;
 }
 
-// One token's q (H, d) and k (Hk, d) in layer l at position pos: head norms (Gemma), RoPE at the layer's base,
-// and the query scale when it is not 1/sqrt(d) (attention applies 1/sqrt(d)).
-void Forward::position(int64_t l, float* q, float* k, int64_t pos) const {
+// One token's q (H, d), k and v (Hk, d) in layer l at position pos: the projections' biases (Qwen2), head norms
+// (Gemma), RoPE at the layer's base, and the query scale when it is not 1/sqrt(d) (attention applies 1/sqrt(d)).
+void Forward::position(int64_t l, float* q, float* k, float* v, int64_t pos) const {
   const LlamaConfig& c = model_.cfg;
   const LayerWeights& w = model_.layers[size_t(l)];
   const size_t d = size_t(c.head_dim);
+  auto add = [](float* x, std::span<const float> b) {
+    for (size_t i = 0; i < b.size(); ++i) x[i] += b[i];
+  };
+  add(q, w.q_bias);
+  add(k, w.k_bias);
+  add(v, w.v_bias);
   if (!w.q_norm.empty())
     for (int64_t h = 0; h < c.heads; ++h) kernels::rmsnorm({q + h * c.head_dim, d}, w.q_norm, c.rms_eps, {q + h * c.head_dim, d});
   if (!w.k_norm.empty())
@@ -205,7 +211,9 @@ std::span<const float> Forward::pass(std::span<const SeqTokens> slices, bool all
       std::copy_n(k_.data() + i * kvd, kvd, cache.k_row(l, row_pos[size_t(i)]));
       std::copy_n(v_.data() + i * kvd, kvd, cache.v_row(l, row_pos[size_t(i)]));
     };
-    per_token(n, [&](int64_t i) { position(l, q_.data() + i * qd, k_.data() + i * kvd, row_pos[size_t(i)]); });
+    per_token(n, [&](int64_t i) {
+      position(l, q_.data() + i * qd, k_.data() + i * kvd, v_.data() + i * kvd, row_pos[size_t(i)]);
+    });
     lap(&PassStages::small_ops);
     // Slices of one token (decodes): every one in one parallel region, a worker runs whole sequences.
     std::vector<size_t> singles;
@@ -310,7 +318,7 @@ std::span<const float> Forward::decode(int32_t token) {
       kernels::gemv_multi(qkv, cs(xn_, D), pool_);
     }
     lap(&PassStages::attn_proj);
-    position(l, q_.data(), cache_.k_row(l, pos), pos);
+    position(l, q_.data(), cache_.k_row(l, pos), cache_.v_row(l, pos), pos);
     lap(&PassStages::small_ops);
     attend(cache_, l, q_.data(), pos, att_.data());
     lap(&PassStages::attention);
@@ -404,7 +412,7 @@ std::span<const float> Forward::decode_batch(std::span<const int32_t> tokens, st
     per_token(n, [&](int64_t i) {  // distinct sequences: each worker writes its own cache rows
       KvCache& kv = caches_[size_t(slot[size_t(i)])];
       const int64_t pos = kv.length();
-      position(l, q_.data() + i * qd, k_.data() + i * kvd, pos);
+      position(l, q_.data() + i * qd, k_.data() + i * kvd, v_.data() + i * kvd, pos);
       std::copy_n(k_.data() + i * kvd, kvd, kv.k_row(l, pos));
       std::copy_n(v_.data() + i * kvd, kvd, kv.v_row(l, pos));
     });

@@ -78,7 +78,7 @@ class Forward {
 
  private:
   void embed(int32_t token, float* out);  // out (D)
-  void position(int64_t l, float* q, float* k, int64_t pos) const;
+  void position(int64_t l, float* q, float* k, float* v, int64_t pos) const;
   void attend(const KvCache& cache, int64_t l, const float* q, int64_t pos, float* out);
   void residual(std::span<const float> post_norm, float* out, int64_t n);
   void activate(std::span<const float> g, std::span<const float> u, std::span<float> h) const;  // h may be g

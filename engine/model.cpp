@@ -68,7 +68,8 @@ int64_t LlamaModel::weights_bytes_per_step() const {
   for (const auto& l : layers)
     b += l.wq.bytes() + l.wk.bytes() + l.wv.bytes() + l.wo.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes() +
          int64_t(4 * (l.attn_norm.size() + l.ffn_norm.size() + l.q_norm.size() + l.k_norm.size() +
-                      l.post_attn_norm.size() + l.post_ffn_norm.size()));
+                      l.post_attn_norm.size() + l.post_ffn_norm.size() + l.q_bias.size() + l.k_bias.size() +
+                      l.v_bias.size()));
   return b + int64_t(4 * output_norm.size()) + output.bytes();
 }
 
@@ -80,9 +81,9 @@ LlamaModel load_llama(GgufFile file) {
   const GgufFile& g = m.file;
   const std::string& path = g.path;
   const std::string arch = g.get_string("general.architecture").value_or("");
-  if (arch != "llama" && arch != "gemma3")
-    throw InputError(path + ": architecture '" + arch + "' is not supported by the engine; supported: llama, gemma3");
-  const bool gemma = arch == "gemma3";
+  if (arch != "llama" && arch != "qwen2" && arch != "gemma3")
+    throw InputError(path + ": architecture '" + arch + "' is not supported by the engine; supported: llama, qwen2, gemma3");
+  const bool gemma = arch == "gemma3", qwen2 = arch == "qwen2";
   const std::string a = arch + ".";
   LlamaConfig& c = m.cfg;
   c.layers = require_int(g, a + "block_count");
@@ -134,6 +135,8 @@ LlamaModel load_llama(GgufFile file) {
     }
     if (c.layers == 62) c.query_scale = 1.f / std::sqrt(float(c.dim) / float(c.heads));
   }
+  // Qwen2 (llama.cpp's LLM_ARCH_QWEN2): a llama layer with biases on the q, k and v projections and NeoX RoPE.
+  if (qwen2) c.rope_style = kernels::RopeStyle::halves;
   const GgufTensorInfo& emb = require_tensor(g, "token_embd.weight");
   if (emb.dims.size() != 2) throw InputError(path + ": token_embd.weight is not a matrix");
   c.vocab = emb.dims[1];
@@ -151,6 +154,11 @@ LlamaModel load_llama(GgufFile file) {
     l.gate = matrix(g, p + "ffn_gate.weight", c.ffn_dim, c.dim);
     l.up = matrix(g, p + "ffn_up.weight", c.ffn_dim, c.dim);
     l.down = matrix(g, p + "ffn_down.weight", c.dim, c.ffn_dim);
+    if (qwen2) {
+      l.q_bias = vector_f32(g, p + "attn_q.bias", qd);
+      l.k_bias = vector_f32(g, p + "attn_k.bias", kvd);
+      l.v_bias = vector_f32(g, p + "attn_v.bias", kvd);
+    }
     if (gemma) {
       l.q_norm = vector_f32(g, p + "attn_q_norm.weight", c.head_dim);
       l.k_norm = vector_f32(g, p + "attn_k_norm.weight", c.head_dim);
@@ -161,6 +169,8 @@ LlamaModel load_llama(GgufFile file) {
   }
   // Llama 3.1+ files carry their long-context RoPE scaling as per-pair frequency factors (llama.cpp's
   // LLM_TENSOR_ROPE_FREQS, used by every layer's RoPE).
+  if (g.find_tensor("rope_freqs.weight") && arch != "llama")  // llama.cpp's qwen2 and gemma3 graphs take no factors
+    throw InputError(path + ": tensor 'rope_freqs.weight' in a " + arch + " file; only llama files carry RoPE factors");
   if (g.find_tensor("rope_freqs.weight")) {
     m.rope_freqs = vector_f32(g, "rope_freqs.weight", c.head_dim / 2);
     for (float f : m.rope_freqs)

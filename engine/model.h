@@ -1,6 +1,6 @@
 // A llama-family model loaded from GGUF (or built in memory, engine/synthetic.h): its shape (LlamaConfig) and typed
-// views of every weight. Two architectures share the layer: "llama" (SmolLM2, Llama, Qwen-style llama GGUFs) and
-// "gemma3" (Gemma 3: scaled embeddings, q/k head norms, post-attention and post-FFN norms, GeGLU, NeoX RoPE,
+// views of every weight. Three architectures share the layer: "llama" (SmolLM2, Llama, Qwen-style llama GGUFs),
+// "qwen2" (Qwen2 / Qwen2.5: biases on the q, k and v projections, NeoX RoPE) and "gemma3" (Gemma 3: scaled embeddings, q/k head norms, post-attention and post-FFN norms, GeGLU, NeoX RoPE,
 // sliding-window attention on 5 of every 6 layers with its own RoPE base).
 //
 // Dimension legend: D = embedding width, H = query heads, Hk = KV heads, d = head dim (D / H),
@@ -64,6 +64,8 @@ struct LayerWeights {
   // Gemma 3 only (empty otherwise): RMSNorm of each q and k head (d), and of the attention and FFN outputs (D)
   // before they join the residual stream.
   std::span<const float> q_norm, k_norm, post_attn_norm, post_ffn_norm;
+  // Qwen2 only (empty otherwise): the q, k and v projections' biases (H*d, Hk*d, Hk*d).
+  std::span<const float> q_bias, k_bias, v_bias;
 };
 
 struct LlamaModel {
@@ -85,7 +87,7 @@ struct LlamaModel {
   int64_t kv_bytes_per_token() const { return 2 * cfg.layers * cfg.kv_heads * cfg.head_dim * 4; }
 };
 
-// Maps the file and checks it: architecture "llama" or "gemma3", every tensor present with the expected shape
+// Maps the file and checks it: architecture "llama", "qwen2" or "gemma3", every tensor present with the expected shape
 // and a format the kernels read. InputError (naming the tensor or key) otherwise.
 LlamaModel load_llama(const std::string& path);
 // The same from a parsed file whose tensor data stays valid while the model lives.

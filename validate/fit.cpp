@@ -80,7 +80,7 @@ double loss(const RuntimeProfile& p, const std::vector<const RecordCase*>& cases
   return l;
 }
 
-// The card states `term` with a source of its own (a provenance that is not the fit's "fitted ...").
+// The card states `term` with a source of its own: its provenance begins "stated" (not the fit's "fitted ...").
 bool stated(const RuntimeProfile& p, const std::string& term) {
   const auto it = p.provenance.find(term);
   return it != p.provenance.end() && it->second.rfind("stated", 0) == 0;
@@ -170,7 +170,7 @@ std::vector<Term> terms_for(const RuntimeProfile& start, const std::vector<const
   // per unit and cycle.
   // It describes chips against each other, so it needs two sources: one source's records (SGLang's 12) pushed it to
   // its 1 GB/s bound, where it stood in for that source's other terms.
-  // A card that states the rate (its provenance not "fitted ...") keeps it: the stated value stands where the
+  // A card that states the rate (its provenance begins "stated") keeps it: the stated value stands where the
   // records cannot tell (llama.cpp's builds from b3216 have no HBM NVIDIA chip: fitted, the rate ran to its bound).
   const bool units = std::any_of(cases.begin(), cases.end(), [](const RecordCase* c) { return c->chip->unit_cycles_per_s() > 0; });
   if (units && sources >= 2 && !stated(start, "unit_stream_bytes_per_cycle"))

@@ -120,6 +120,12 @@ TEST_CASE("a Llama 3 vocabulary takes a piece that is a token whole (llama.cpp's
   REQUIRE(ids.size() == 1);
   CHECK(ids == smollm2().encode(" world"));
   CHECK(llama3.decode(llama3.encode("Hello, world! 12345")) == "Hello, world! 12345");
+  // Without tokenizer.ggml.add_bos_token, a Llama 3 vocabulary starts prompts with BOS (llama.cpp's default for
+  // the LLAMA3 pre-type); other byte-level vocabularies do not.
+  g.metadata.erase("tokenizer.ggml.add_bos_token");
+  CHECK(Tokenizer::from_gguf(g).add_bos());
+  g.metadata.at("tokenizer.ggml.pre").s = "smollm";
+  CHECK_FALSE(Tokenizer::from_gguf(g).add_bos());
 }
 
 TEST_CASE("SmolLM2 tokenizer facts from seed 000", "[tokenizer][model]") {
