@@ -157,7 +157,8 @@ Tokenizer Tokenizer::build(const GgufFile& g, std::vector<std::string>* take) {
   t.eos_id_ = id_of("tokenizer.ggml.eos_token_id");
   if (t.eos_id_ >= 0) t.stop_ids_.push_back(t.eos_id_);
   if (auto id = t.find_token("<start_of_turn>"); id && t.is_control(*id)) t.start_of_turn_ = *id;
-  for (const char* s : {"<|im_end|>", "<|endoftext|>", "<end_of_turn>"})
+  if (auto id = t.find_token("<|start_header_id|>"); id && t.is_control(*id)) t.start_header_ = *id;
+  for (const char* s : {"<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "<|eom_id|>"})
     if (auto id = t.find_token(s); id && std::find(t.stop_ids_.begin(), t.stop_ids_.end(), *id) == t.stop_ids_.end())
       t.stop_ids_.push_back(*id);
   return t;
@@ -387,7 +388,20 @@ std::string Tokenizer::chatml_prompt(std::string_view user, std::string_view sys
 }
 
 std::string Tokenizer::chat_prompt(std::span<const ChatTurn> turns, std::optional<std::string_view> system) const {
-  if (!gemma_turns()) return chatml_prompt(turns, system.value_or(kSmolLM2SystemPrompt));
+  if (llama3_turns()) {  // llama.cpp's LLM_CHAT_TEMPLATE_LLAMA_3; BOS comes from prompt_ids (add_bos)
+    std::string s;
+    auto turn = [&s](std::string_view role, std::string_view text) {
+      s += "<|start_header_id|>";
+      s += role;
+      s += "<|end_header_id|>\n\n";
+      s += text;
+      s += "<|eot_id|>";
+    };
+    if (system && !system->empty()) turn("system", *system);
+    for (const ChatTurn& t : turns) turn(t.assistant ? "assistant" : "user", t.text);
+    return s + "<|start_header_id|>assistant<|end_header_id|>\n\n";
+  }
+  if (!gemma_turns()) return chatml_prompt(turns, system.value_or(pre_ == PreTokenizer::smollm ? kSmolLM2SystemPrompt : ""));
   // Gemma 3's template: no system role; a system text leads the first user turn, followed by a blank line.
   std::string s;
   bool first_user = true;

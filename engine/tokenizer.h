@@ -44,8 +44,9 @@ class Tokenizer {
 
   // The chat prompt for one user turn, ending with the assistant's role marker, in the vocabulary's template:
   // Gemma's turns (<start_of_turn>user ... <end_of_turn>, the system text leading the user turn) when the
-  // vocabulary has them, else ChatML (SmolLM2). A missing `system` is the template's default (SmolLM2's own
-  // system prompt; none for Gemma); an empty one leaves the system text out.
+  // vocabulary has them; Llama 3's headers (<|start_header_id|>user<|end_header_id|>\n\n ... <|eot_id|>) when it
+  // has those; else ChatML (SmolLM2, Qwen). A missing `system` is the template's default (SmolLM2's own system
+  // prompt for SmolLM2's vocabulary; none otherwise, as llama.cpp's built-in templates); an empty one leaves it out.
   std::string chat_prompt(std::string_view user, std::optional<std::string_view> system = std::nullopt) const;
   static std::string chatml_prompt(std::string_view user, std::string_view system = kSmolLM2SystemPrompt);
   // A conversation (user and assistant turns in order, the last a user turn) in the same templates, ending with
@@ -57,6 +58,7 @@ class Tokenizer {
   std::string chat_prompt(std::span<const ChatTurn> turns, std::optional<std::string_view> system = std::nullopt) const;
   static std::string chatml_prompt(std::span<const ChatTurn> turns, std::string_view system);
   bool gemma_turns() const { return start_of_turn_ >= 0; }
+  bool llama3_turns() const { return start_header_ >= 0; }
 
   int32_t vocab_size() const { return int32_t(tokens_.size()); }
   std::optional<int32_t> find_token(std::string_view vocab_text) const;  // by its vocabulary string
@@ -65,7 +67,7 @@ class Tokenizer {
   int32_t bos_id() const { return bos_id_; }
   int32_t eos_id() const { return eos_id_; }
   bool add_bos() const { return add_bos_; }
-  // Ids that end generation: eos plus <|im_end|>, <|endoftext|> and <end_of_turn> where present.
+  // Ids that end generation: eos plus <|im_end|>, <|endoftext|>, <end_of_turn>, <|eot_id|> and <|eom_id|> where present.
   const std::vector<int32_t>& stop_ids() const { return stop_ids_; }
 
  private:
@@ -77,6 +79,7 @@ class Tokenizer {
   bool add_bos_ = false, add_space_prefix_ = false;
   std::vector<float> scores_;             // SPM: merge priority of each token (higher first)
   int32_t start_of_turn_ = -1;            // Gemma's chat turn marker, if the vocabulary has it
+  int32_t start_header_ = -1;             // Llama 3's <|start_header_id|>, if the vocabulary has it
   PreTokenizer pre_ = PreTokenizer::gpt2;
   std::vector<std::string> tokens_;       // vocabulary strings (byte-mapped form)
   std::vector<int32_t> types_;            // 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte

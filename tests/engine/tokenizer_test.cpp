@@ -2,6 +2,7 @@
 // from seed 000 (common words one token, " tea" != "tea", one token per digit); the UTF-8 round trip.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "engine/tokenizer.h"
@@ -126,6 +127,37 @@ TEST_CASE("a Llama 3 vocabulary takes a piece that is a token whole (llama.cpp's
   CHECK(Tokenizer::from_gguf(g).add_bos());
   g.metadata.at("tokenizer.ggml.pre").s = "smollm";
   CHECK_FALSE(Tokenizer::from_gguf(g).add_bos());
+}
+
+TEST_CASE("a vocabulary with Llama 3's header tokens gets Llama 3's chat template and stops at <|eot_id|>",
+          "[tokenizer][model]") {
+  // SmolLM2's vocabulary with Llama 3's three control tokens appended (token type 3): the template is llama.cpp's
+  // LLM_CHAT_TEMPLATE_LLAMA_3, written out here by hand.
+  GgufFile g = open_gguf(rooftop::test::smollm2_path(), false);
+  auto& tokens = g.metadata.at("tokenizer.ggml.tokens").strings;
+  auto& types = g.metadata.at("tokenizer.ggml.token_type").ints;
+  const int32_t first = int32_t(tokens.size());
+  for (const char* s : {"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"}) {
+    tokens.emplace_back(s);
+    types.push_back(3);
+  }
+  g.metadata.at("tokenizer.ggml.pre").s = "llama-bpe";
+  const Tokenizer t = Tokenizer::from_gguf(g);
+  REQUIRE(t.llama3_turns());
+  CHECK(t.chat_prompt("Hi") == "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                               "<|start_header_id|>assistant<|end_header_id|>\n\n");
+  CHECK(t.chat_prompt("Hi", "Be brief.") == "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+                                            "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                                            "<|start_header_id|>assistant<|end_header_id|>\n\n");
+  const auto& stops = t.stop_ids();
+  CHECK(std::find(stops.begin(), stops.end(), first + 2) != stops.end());  // <|eot_id|>
+  const auto ids = t.encode(t.chat_prompt("Hi"), true);
+  CHECK(ids.front() == first);  // the header is one control token, not its bytes
+  // A ChatML vocabulary that is not SmolLM2's (Qwen) gets no SmolLM system turn by default.
+  g = open_gguf(rooftop::test::smollm2_path(), false);
+  g.metadata.at("tokenizer.ggml.pre").s = "qwen2";
+  CHECK(Tokenizer::from_gguf(g).chat_prompt("Hi") == "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+  CHECK(smollm2().chat_prompt("Hi").find("SmolLM") != std::string::npos);
 }
 
 TEST_CASE("SmolLM2 tokenizer facts from seed 000", "[tokenizer][model]") {
