@@ -375,6 +375,7 @@ struct PassTime {
   double s = 0, memory_s = 0, compute_s = 0, comm_s = 0;
   std::string bound;
   std::vector<double> op_s;
+  FixedByStage fixed;  // the costs outside the ops, by the engine's stage (calibrated CPUs; else all small_ops)
 };
 
 PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double devices_split, double layers, bool simple,
@@ -403,8 +404,17 @@ PassTime pass_time(const PassWork& w, const Rates& r, bool decode, double device
   }
   // Calibrated CPU: the layer's barriers, plus every token's small ops (norms, RoPE, SwiGLU) at the
   // measured cost per value, so a small model's layer and a batch's or a prompt's tokens pay their own size.
+  const double values_s = r.per_value_s * w.tokens * layers, ops_s = t.s;
   t.s += (r.per_layer_s + r.per_value_s * w.elementwise_values * w.tokens) * layers + r.per_step_s;
   t.s += r.per_region_s * (kMatmulRegionsPerLayer * layers + 1);
+  // The same costs by the engine's stages: each matmul region's start with its stage (q/k/v and the output
+  // projection, gate/up and down, the head), the input norms' values with the norms; the barriers, the step's
+  // cost and the other small ops' values (RoPE, residual adds, SwiGLU, Gemma's post- and q/k-norms) as small_ops.
+  t.fixed.attn_proj = r.per_region_s * 2 * layers;
+  t.fixed.ffn = r.per_region_s * 2 * layers;
+  t.fixed.lm_head = r.per_region_s;
+  t.fixed.norms = values_s * w.norm_values;
+  t.fixed.small_ops = t.s - ops_s - t.fixed.attn_proj - t.fixed.ffn - t.fixed.lm_head - t.fixed.norms;
   t.bound = t.compute_s > t.memory_s ? "compute" : "memory";
   return t;
 }
@@ -675,6 +685,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
         ops_s += t.op_s[i];
       }
       r.prefill_fixed_s += t.s - ops_s;
+      r.prefill_fixed += t.fixed;
       (t.bound == "compute" ? compute_s : memory_s) += t.s;
     }
     prefill_bound = compute_s > memory_s ? "compute" : "memory";
@@ -742,6 +753,7 @@ SpeedResult speed(const ModelSpec& m, const ChipSpec& chip, const PrecisionPlan&
     pt.kv_read_bytes_per_step = w.kv_read_bytes;
     pt.decode_ops = w.ops;
     pt.decode_op_s = t.op_s;
+    pt.decode_fixed = t.fixed;
     // The bandwidth law on weights alone (seed 002: bandwidth / bytes read per token) and the compute roof.
     const double wb = m.moe ? weight_bytes_all * pc.active / pc.total : weight_bytes_all;
     const double devices = static_cast<double>(r.devices);

@@ -52,6 +52,17 @@ inline constexpr double kCalibratedGemmWideK = 4096;
 // kernels::kSmallGemmMaxN, the default of kernels::gemm_min_tokens (tests/analyzer/test_width_rates.cpp holds them equal).
 inline constexpr double kCpuGemvMaxTokens = 8;
 
+// A pass's costs outside its ops (a calibrated CPU's barriers, small ops priced per value and matmul region
+// starts), split by the engine's stage names (`rooftop run --explain` sets them beside the measured stages).
+struct FixedByStage {
+  double norms = 0, attn_proj = 0, ffn = 0, small_ops = 0, lm_head = 0;
+  FixedByStage& operator+=(const FixedByStage& o) {
+    norms += o.norms, attn_proj += o.attn_proj, ffn += o.ffn, small_ops += o.small_ops, lm_head += o.lm_head;
+    return *this;
+  }
+  double total() const { return norms + attn_proj + ffn + small_ops + lm_head; }
+};
+
 struct SpeedPoint {
   int64_t batch = 1;
   double prefill_s = 0, ttft_s = 0, tpot_s = 0, request_s = 0;
@@ -72,6 +83,7 @@ struct SpeedPoint {
   bool fits = true;
   std::vector<OpCost> decode_ops;              // per-op breakdown (for --explain)
   std::vector<double> decode_op_s;             // time of each op
+  FixedByStage decode_fixed;                   // the step's costs outside the ops, by engine stage (calibrated CPUs)
 };
 
 struct SpecResult {
@@ -97,6 +109,7 @@ struct SpeedResult {
   std::vector<OpCost> prefill_ops;
   std::vector<double> prefill_op_s;
   double prefill_fixed_s = 0;
+  FixedByStage prefill_fixed;  // the same, by engine stage
   std::optional<SpecResult> spec;               // at the first batch of the sweep; each point has its own speed-up
   std::vector<std::string> assumptions;
   std::map<std::string, std::string> provenance;  // figure -> "datasheet" / "measured <date>" / ...

@@ -248,6 +248,7 @@ PassWork pass_work(const ModelSpec& m, const PrecisionPlan& p, const PassShape& 
     // small ops measured 2x the per-value cost over the older count; docs/validate-files.md, stop 39).
     const double qk = static_cast<double>((m.heads + m.kv_heads) * m.head_dim) * (m.qk_norm ? 2.0 : 1.0);
     w.elementwise_values = static_cast<double>(m.norms_per_layer + 2) * d + qk + ffn_width;
+    w.norm_values = static_cast<double>(std::min<int64_t>(m.norms_per_layer, 2)) * d;
     w.tokens = T;
     w.seqs = static_cast<double>(s.seqs);
   }

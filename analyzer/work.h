@@ -50,6 +50,7 @@ struct PassWork {
   // gated activation (FFN width; MoE: the active experts'). A CPU pays them once per token (calibrated per value,
   // at Llama-3.1-8B's shape: 2 norms).
   double elementwise_values = 0;
+  double norm_values = 0;  // of elementwise_values: the attention and FFN input norms' (2 x d; the engine's "norms" stage)
   double tokens = 0;  // tokens in the pass (sequences x new tokens)
   double seqs = 0;    // sequences in the pass
 };

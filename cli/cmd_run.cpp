@@ -39,13 +39,18 @@ std::vector<std::pair<std::string, double>> stage_list(const engine::PassStages&
   return out;
 }
 
-// The analyzer's ops under the engine's stage names; its fixed costs (barriers, the small ops priced per value,
-// each matmul region's start: the pass's time less its ops) stand beside the engine's small ops.
+// The analyzer's ops under the engine's stage names, each with its share of the fixed costs (the matmul regions'
+// starts with their stages, the input norms' values with norms; barriers and the other small ops with small_ops).
+// fixed_s: the pass's time less its ops; what `fixed` does not place (a GPU profile's per-layer cost) is small_ops'.
 std::vector<std::pair<std::string, double>> predicted_stages(const std::vector<OpCost>& ops, const std::vector<double>& op_s,
-                                                             double fixed_s) {
+                                                             double fixed_s, const FixedByStage& fixed) {
   std::map<std::string, double> by_stage;
   for (size_t i = 0; i < ops.size() && i < op_s.size(); ++i) by_stage[ops[i].name] += op_s[i];
-  by_stage["small_ops"] += fixed_s;
+  by_stage["norms"] += fixed.norms;
+  by_stage["attn_proj"] += fixed.attn_proj;
+  by_stage["ffn"] += fixed.ffn;
+  by_stage["lm_head"] += fixed.lm_head;
+  by_stage["small_ops"] += fixed_s - (fixed.total() - fixed.small_ops);
   std::vector<std::pair<std::string, double>> out;
   for (const char* stage : kStageNames) out.emplace_back(stage, by_stage.count(stage) ? by_stage[stage] : 0.0);
   return out;
@@ -76,11 +81,11 @@ engine::RunPrediction predict(const ChipSpec& chip, const engine::LlamaModel& mo
   if (res.points.empty()) return p;
   p.ttft_s = res.points[0].ttft_s;
   p.tpot_s = res.points[0].tpot_s;
-  p.prefill_stages = predicted_stages(res.prefill_ops, res.prefill_op_s, res.prefill_fixed_s);
+  p.prefill_stages = predicted_stages(res.prefill_ops, res.prefill_op_s, res.prefill_fixed_s, res.prefill_fixed);
   const SpeedPoint& pt = res.points[0];
   double decode_ops_s = 0;
   for (double x : pt.decode_op_s) decode_ops_s += x;
-  p.decode_stages = predicted_stages(pt.decode_ops, pt.decode_op_s, pt.tpot_s - decode_ops_s);
+  p.decode_stages = predicted_stages(pt.decode_ops, pt.decode_op_s, pt.tpot_s - decode_ops_s, pt.decode_fixed);
   p.decode_tokens_per_s = res.points[0].decode_tokens_per_s;
   return p;
 }
@@ -210,9 +215,9 @@ std::string run_table(const engine::RunRecord& r, const engine::Tokenizer& tok, 
     // small_ops together.
     auto stage_table = [&](const char* title, const auto& measured, const auto& predicted) {
       if (!explain || measured.empty() || predicted.size() != measured.size()) return;
-      s += fmt::format("\n{} by stage (ms). small_ops measured: RoPE, residual adds, SwiGLU/GeGLU, and Gemma's post- and "
-                       "q/k-norms; predicted: the analyzer's fixed costs (barriers, every small op per value, matmul region "
-                       "starts). Read norms and small_ops together; lm_head includes the output norm.\n{:<22}{:>12} {:>12} {:>9}\n",
+      s += fmt::format("\n{} by stage (ms). small_ops: RoPE, residual adds, SwiGLU/GeGLU, Gemma's post- and q/k-norms, "
+                       "and (predicted) the layers' barriers; each matmul stage includes its regions' starts, norms the "
+                       "input norms' values; lm_head includes the output norm.\n{:<22}{:>12} {:>12} {:>9}\n",
                        title, "stage", "measured", "predicted", "error");
       for (size_t i = 0; i < measured.size(); ++i) {
         const double m = measured[i].second, p = predicted[i].second;

@@ -462,3 +462,29 @@ TEST_CASE("a pass whose weights fit the cache-resident size reads them at the in
   REQUIRE(g.measured.set("cache_resident_bytes", 0.5 * (pw.weight_bytes + pw.kv_read_bytes)));  // half from DRAM
   CHECK(ffn_s() == Approx(cached + 0.5 * 0.625 * V / 2e9).epsilon(1e-9));
 }
+
+TEST_CASE("a calibrated CPU's fixed costs split by the engine's stages, summing to the step's time outside its ops",
+          "[speed][explain]") {
+  // Hand-worked for SmolLM2-135M's shape (30 layers, width 576, 9 + 3 heads of 64, FFN 1536) at 1 token:
+  //   region starts: 4 us each; 2 per layer in attn_proj and in ffn: 2 x 30 x 4 us = 240 us each; lm_head 4 us;
+  //   norms: the two input norms' 2 x 576 values x 30 layers x 2 ns = 69.12 us;
+  //   small_ops: barriers 30 x 1.5 us + step 100 us + the other values ((2 + 2) x 576 - 2 x 576 (the input norms)
+  //     + 768 q/k + 1536 FFN = 3456 values) x 30 x 2 ns = 45 + 100 + 207.36 = 352.36 us.
+  ChipSpec c = cpu_with_width_rates();
+  REQUIRE(c.measured.set("overhead_sync_per_layer_s", 1.5e-6));
+  REQUIRE(c.measured.set("overhead_per_value_s", 2e-9));
+  REQUIRE(c.measured.set("overhead_region_start_s", 4e-6));
+  REQUIRE(c.measured.set("overhead_per_step_s", 100e-6));
+  const ModelSpec m = test::smollm2_135m();
+  REQUIRE(m.norms_per_layer == 2);
+  const SpeedPoint p = decode_point(m, c);
+  const FixedByStage& f = p.decode_fixed;
+  CHECK(f.attn_proj == Approx(240e-6).epsilon(1e-9));
+  CHECK(f.ffn == Approx(240e-6).epsilon(1e-9));
+  CHECK(f.lm_head == Approx(4e-6).epsilon(1e-9));
+  CHECK(f.norms == Approx(69.12e-6).epsilon(1e-9));
+  CHECK(f.small_ops == Approx(352.36e-6).epsilon(1e-6));
+  double ops = 0;
+  for (double s : p.decode_op_s) ops += s;
+  CHECK(f.total() == Approx(p.tpot_s - ops).epsilon(1e-9));
+}
