@@ -240,6 +240,11 @@ RuntimeProfile parse_runtime_card(std::string_view yaml_text, const std::string&
   }
   for (const char* required : {"id", "name", "description", "sources"})
     if (!root[required]) throw InputError(file + ":1: " + required + ": missing; expected it in every runtime profile");
+  // A stated per-unit rate is kept through every refit (validate/fit.cpp): a stated 0 would turn the cap off for good.
+  if (auto it = p.provenance.find("unit_stream_bytes_per_cycle");
+      it != p.provenance.end() && it->second.rfind("stated", 0) == 0 && !(p.unit_stream_bytes_per_cycle > 0))
+    throw InputError(file + ":1: unit_stream_bytes_per_cycle: stated as " + std::to_string(p.unit_stream_bytes_per_cycle) +
+                     "; expected a positive rate where the provenance states it (or a provenance that lets the fit set it)");
   if ((!p.release_from.empty() || !p.release_before.empty()) && p.release_date.empty())
     throw InputError(file + ":1: release_date: missing; expected the date of the boundary release beside release_from or "
                      "release_before (sources that print no release number are placed by it)");

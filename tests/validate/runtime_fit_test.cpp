@@ -346,6 +346,9 @@ TEST_CASE("runtime cards: the embedded ones load; hostile cards are refused with
   refused("records_by_architecture: {hoper: 3}\n", "records_by_architecture");
   refused("release_from: \"b3216 \"\nrelease_date: 2024-06-24\n", "release_from");
   refused("release_from: 0.8.0\nrelease_date: March 2025\n", "release_date");
+  // A stated per-unit rate is never refitted: a stated 0 (no cap) is refused; a fitted 0 is fine.
+  refused("unit_stream_bytes_per_cycle: 0\nprovenance: {unit_stream_bytes_per_cycle: \"stated: x\"}\n", "unit_stream_bytes_per_cycle");
+  CHECK_NOTHROW(hwdb::parse_runtime_card(head + "unit_stream_bytes_per_cycle: 0\nprovenance: {unit_stream_bytes_per_cycle: \"fitted to 3\"}\n", "t.yaml"));
   CHECK_THROWS_AS(hwdb::parse_runtime_card("name: x\n", "t.yaml"), InputError);  // no id
   CHECK_THROWS_AS(hwdb::parse_runtime_card("[1, 2", "t.yaml"), InputError);     // not YAML
   // What the fit writes reads back to the same terms.
