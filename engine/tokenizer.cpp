@@ -80,7 +80,7 @@ Tokenizer Tokenizer::build(const GgufFile& g, std::vector<std::string>* take) {
     return v && v->type == GgufType::boolean ? v->i != 0 : dflt;
   };
   // llama.cpp's default: BOS for SPM vocabularies and for Llama 3's (<|begin_of_text|>); the file's key decides.
-  t.add_bos_ = flag("tokenizer.ggml.add_bos_token", t.spm_ || (!t.spm_ && t.pre_ == PreTokenizer::llama3));
+  t.add_bos_ = flag("tokenizer.ggml.add_bos_token", t.spm_ || t.pre_ == PreTokenizer::llama3);
   t.add_space_prefix_ = flag("tokenizer.ggml.add_space_prefix", t.spm_);
   if (take) t.tokens_ = std::move(*take);
   else t.tokens_ = require_array(g, "tokenizer.ggml.tokens", GgufType::string).strings;
